@@ -1,0 +1,42 @@
+#include "image_files.hpp"
+
+#include <memory>
+
+#include <drm_fourcc.h>
+#include <fmt/format.h>
+#include <stb/stb_image.h>
+#include <stb/stb_image_write.h>
+
+namespace framecl::cli {
+
+Result<pipeline::HostImage> readImageFile(const std::filesystem::path& file)
+{
+    int width = 0, height = 0, channels = 0;
+    if (!stbi_info(file.c_str(), &width, &height, &channels))
+        return fail(fmt::format("{}: not an image stb_image can read ({})", file.string(), stbi_failure_reason()));
+
+    // Grey (with or without alpha) stays one channel; anything with colour is RGBA.
+    const int wanted = channels <= 2 ? 1 : 4;
+    std::unique_ptr<stbi_uc, void (*)(void*)> pixels(stbi_load(file.c_str(), &width, &height, &channels, wanted),
+                                                     stbi_image_free);
+    if (!pixels)
+        return fail(fmt::format("{}: {}", file.string(), stbi_failure_reason()));
+
+    const size_t size = size_t(width) * size_t(height) * size_t(wanted);
+    return pipeline::HostImage{wanted == 1 ? uint32_t(DRM_FORMAT_R8) : uint32_t(DRM_FORMAT_ABGR8888), uint32_t(width),
+                               uint32_t(height), std::vector<uint8_t>(pixels.get(), pixels.get() + size)};
+}
+
+Result<void> writePng(const std::filesystem::path& file, const pipeline::HostImage& image)
+{
+    const uint32_t bpp = pipeline::bytesPerPixel(image.fourcc);
+    if (bpp == 0)
+        return fail(fmt::format("{}: PNG output needs R8 or ABGR8888, the pipeline gives {}", file.string(),
+                                pipeline::formatName(image.fourcc)));
+    if (!stbi_write_png(file.c_str(), int(image.width), int(image.height), int(bpp), image.bytes.data(),
+                        int(image.width * bpp)))
+        return fail(fmt::format("{}: could not write the PNG file", file.string()));
+    return {};
+}
+
+} // namespace framecl::cli

@@ -1,0 +1,116 @@
+#include "process_in_process.hpp"
+
+#include <cstdio>
+#include <map>
+#include <tuple>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "config/default_paths.hpp"
+#include "config/loader.hpp"
+#include "gpu/context.hpp"
+#include "gpu/program_cache.hpp"
+#include "image_files.hpp"
+#include "pipeline/in_process_pipeline.hpp"
+
+namespace framecl::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+// One line redrawn in place on a terminal; nothing when stderr is a file or pipe.
+void drawProgress(size_t done, size_t total)
+{
+    if (total < 2 || !isatty(STDERR_FILENO))
+        return;
+    constexpr size_t width = 30;
+    const size_t filled = done * width / total;
+    fmt::print(stderr, "\r[{}{}] {}/{}", std::string(filled, '#'), std::string(width - filled, ' '), done, total);
+    if (done == total)
+        fmt::print(stderr, "\n");
+}
+
+// --out names a PNG file for a single input; anything else is a directory that gets
+// one <input stem>.png per input.
+bool outputIsDirectory(const ProcessRequest& request)
+{
+    return request.inputs.size() > 1 || request.output.extension() != ".png";
+}
+
+fs::path outputPath(const ProcessRequest& request, const fs::path& input)
+{
+    if (!outputIsDirectory(request))
+        return request.output;
+    return request.output / input.filename().replace_extension(".png");
+}
+
+} // namespace
+
+int processInProcess(const ProcessRequest& request)
+{
+    auto config = config::loadConfigFile(request.config_file, config::defaultPaths());
+    if (!config) {
+        fmt::print(stderr, "{}\n", config.error().joined());
+        return 1;
+    }
+    auto stages = pipeline::resolvePipeline(*config, request.pipeline);
+    if (!stages) {
+        fmt::print(stderr, "framecl: {}\n", stages.error().message);
+        return 1;
+    }
+    auto gpu = gpu::openGpu(config->gpu);
+    if (!gpu) {
+        fmt::print(stderr, "framecl: {}\n", gpu.error().message);
+        return 1;
+    }
+    if (outputIsDirectory(request)) {
+        std::error_code ec;
+        fs::create_directories(request.output, ec);
+        if (ec) {
+            fmt::print(stderr, "framecl: {}: {}\n", request.output.string(), ec.message());
+            return 1;
+        }
+    }
+
+    gpu::ProgramCache programs(config->daemon.cache_dir);
+    // Inputs of different sizes or formats each get a pipeline opened for them.
+    std::map<std::tuple<uint32_t, uint32_t, uint32_t>, pipeline::InProcessPipeline> opened;
+    size_t failed = 0;
+    for (size_t i = 0; i < request.inputs.size(); ++i) {
+        const fs::path& input = request.inputs[i];
+        auto result = [&]() -> Result<fs::path> {
+            auto image = readImageFile(input);
+            if (!image)
+                return tl::unexpected(image.error());
+            const auto key = std::make_tuple(image->fourcc, image->width, image->height);
+            auto it = opened.find(key);
+            if (it == opened.end()) {
+                auto open = pipeline::InProcessPipeline::open(**gpu, programs, config->daemon.kernel_dirs, *stages,
+                                                              {image->fourcc, image->width, image->height});
+                if (!open)
+                    return fail(fmt::format("{}: {}", input.string(), open.error().message));
+                it = opened.emplace(key, std::move(*open)).first;
+            }
+            auto output = it->second.process(*image);
+            if (!output)
+                return fail(fmt::format("{}: {}", input.string(), output.error().message));
+            const fs::path out_file = outputPath(request, input);
+            if (auto written = writePng(out_file, *output); !written)
+                return tl::unexpected(written.error());
+            return out_file;
+        }();
+        if (!result) {
+            ++failed;
+            fmt::print(stderr, "{}framecl: {}\n", isatty(STDERR_FILENO) ? "\r" : "", result.error().message);
+        } else if (request.inputs.size() == 1 || !isatty(STDERR_FILENO)) {
+            fmt::print("{} -> {}\n", input.string(), result->string());
+        }
+        drawProgress(i + 1, request.inputs.size());
+    }
+    if (failed)
+        fmt::print(stderr, "framecl: {} of {} inputs failed\n", failed, request.inputs.size());
+    return failed ? 1 : 0;
+}
+
+} // namespace framecl::cli

@@ -1,0 +1,74 @@
+#include "gpu/context.hpp"
+
+#include "base/log.hpp"
+#include "gpu/cl_error.hpp"
+
+namespace framecl::gpu {
+namespace {
+
+// Asynchronous errors the driver reports against the context (may run on a driver
+// thread; spdlog loggers are thread safe).
+void CL_CALLBACK onContextError(const char* message, const void*, size_t, void*)
+{
+    log::get("gpu")->error("OpenCL context error: {}", message);
+}
+
+} // namespace
+
+GpuContext::GpuContext(DeviceCandidate candidate, Capabilities caps, VendorEntryPoints vendor,
+                       HintPlan hints, cl::Context context, cl::CommandQueue queue)
+    : candidate_(std::move(candidate)), caps_(std::move(caps)), vendor_(vendor),
+      hints_(std::move(hints)), context_(std::move(context)), queue_(std::move(queue))
+{
+}
+
+Result<std::unique_ptr<GpuContext>> openGpu(const DeviceCandidate& candidate, Capabilities caps,
+                                            VendorEntryPoints vendor, const config::GpuConfig& config)
+{
+    HintPlan hints = chooseHints(caps, config);
+    const std::string object = "device '" + candidate.name + "'";
+
+    std::vector<cl_context_properties> context_properties = {
+        CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(candidate.platform)};
+    context_properties.insert(context_properties.end(), hints.context_properties.begin(),
+                              hints.context_properties.end());
+    context_properties.push_back(0);
+
+    cl_int err = CL_SUCCESS;
+    cl_context raw_context = clCreateContext(context_properties.data(), 1, &candidate.device,
+                                             onContextError, nullptr, &err);
+    if (err != CL_SUCCESS)
+        return fail(clFailure("clCreateContext", err, object) + " with hints " + hints.description);
+    cl::Context context(raw_context); // owns the handle from here on
+
+    std::vector<cl_queue_properties> queue_properties = hints.queue_properties;
+    queue_properties.push_back(0);
+    cl_command_queue raw_queue =
+        clCreateCommandQueueWithProperties(context(), candidate.device, queue_properties.data(), &err);
+    if (err != CL_SUCCESS)
+        return fail(clFailure("clCreateCommandQueueWithProperties", err, object) + " with hints " +
+                    hints.description);
+    cl::CommandQueue queue(raw_queue);
+
+    auto logger = log::get("gpu");
+    logger->info("device '{}' ({}, {}, {}, driver {})", candidate.name, candidate.platform_name,
+                 deviceTypeName(caps.type), caps.opencl_version, caps.driver_version);
+    logger->info("hints: {}", hints.description);
+
+    return std::make_unique<GpuContext>(candidate, std::move(caps), vendor, std::move(hints),
+                                        std::move(context), std::move(queue));
+}
+
+Result<std::unique_ptr<GpuContext>> openGpu(const config::GpuConfig& config,
+                                            std::optional<VendorEntryPoints> vendor)
+{
+    const std::vector<DeviceCandidate> candidates = enumerateDevices();
+    auto chosen = chooseDevice(candidates, config.device);
+    if (!chosen)
+        return tl::unexpected(chosen.error());
+    const DeviceCandidate& candidate = candidates[*chosen];
+    return openGpu(candidate, readCapabilities(candidate.device),
+                   vendor ? *vendor : resolveVendorEntryPoints(candidate.platform), config);
+}
+
+} // namespace framecl::gpu

@@ -1,0 +1,131 @@
+// framecld: wiring only. Parses the command line, loads the config, opens the GPU and
+// runs the service loop; every piece of logic lives in a component.
+#include <cstdio>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "base/log.hpp"
+#include "config/default_paths.hpp"
+#include "config/loader.hpp"
+#include "framecl_build_config.h"
+#include "gpu/context.hpp"
+#include "gpu/device_report.hpp"
+#include "gpu/program_cache.hpp"
+#include "pipeline/warm_programs.hpp"
+#include "service/service_loop.hpp"
+
+namespace {
+
+using namespace framecl;
+
+tl::expected<config::Config, config::ConfigErrors> load(const std::filesystem::path& file)
+{
+    return config::loadConfigFile(file, config::defaultPaths());
+}
+
+int checkConfig(const std::filesystem::path& file)
+{
+    auto config = load(file);
+    if (!config) {
+        fmt::print(stderr, "{}\n", config.error().joined());
+        return 1;
+    }
+    fmt::print("{}: OK ({} pipelines)\n", file.string(), config->pipelines.size());
+    return 0;
+}
+
+int listDevices(const config::Config& config, bool json)
+{
+    const auto reports = gpu::collectDeviceReports(config.gpu);
+    if (json)
+        fmt::print("{}\n", gpu::describeDevicesJson(reports).dump(2));
+    else
+        fmt::print("{}", gpu::describeDevicesText(reports));
+    return reports.empty() ? 1 : 0;
+}
+
+std::string readyStatus(const config::Config& config, const gpu::GpuContext& gpu)
+{
+    return fmt::format("{} pipelines on {}", config.pipelines.size() + 1, gpu.capabilities().name);
+}
+
+int serve(config::Config config, const std::filesystem::path& file)
+{
+    auto logger = log::get("daemon");
+    service::SystemdNotifier notifier;
+    service::ServiceLoop loop(notifier); // before any thread starts: it blocks the signals
+
+    auto gpu = gpu::openGpu(config.gpu);
+    if (!gpu) {
+        logger->critical("{}", gpu.error().message);
+        notifier.status("failed: " + gpu.error().message);
+        return 1;
+    }
+    gpu::ProgramCache programs(config.daemon.cache_dir);
+    pipeline::warmPrograms(config, **gpu, programs);
+
+    notifier.ready(readyStatus(config, **gpu));
+    logger->info("framecld {} ready: {}", FRAMECL_VERSION, readyStatus(config, **gpu));
+
+    loop.run([&]() {
+        auto fresh = load(file);
+        if (!fresh) {
+            logger->error("reload: keeping the running configuration; the new one has errors:\n{}",
+                          fresh.error().joined());
+            return readyStatus(config, **gpu) + " (reload failed, old config kept)";
+        }
+        if (fresh->gpu.device != config.gpu.device)
+            logger->warn("reload: gpu.device changed to '{}'; a device change takes effect on restart",
+                         fresh->gpu.device);
+        config = std::move(*fresh);
+        pipeline::warmPrograms(config, **gpu, programs);
+        logger->info("reload: {}", readyStatus(config, **gpu));
+        return readyStatus(config, **gpu);
+    });
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    CLI::App app{"framecld: the framecl GPU image-processing daemon"};
+    std::filesystem::path config_file = config::defaultConfigFile();
+    std::filesystem::path check_file;
+    bool list_devices = false, json = false, version = false;
+    std::string log_level = "info";
+    app.add_option("--config,-c", config_file, "Configuration file")->capture_default_str();
+    app.add_option("--check-config", check_file, "Validate a configuration file and exit (0: valid)");
+    auto* list = app.add_flag("--list-devices", list_devices, "List OpenCL devices and their capabilities");
+    app.add_flag("--json", json, "With --list-devices: print JSON")->needs(list);
+    app.add_flag("--version", version, "Print the version and exit");
+    app.add_option("--log-level", log_level, "trace, debug, info, warn, error, critical")
+        ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}))
+        ->capture_default_str();
+    CLI11_PARSE(app, argc, argv);
+
+    if (version) {
+        fmt::print("framecld {}\n", FRAMECL_VERSION);
+        return 0;
+    }
+    log::setup(log::Sink::Auto, spdlog::level::from_str(log_level));
+    if (!check_file.empty())
+        return checkConfig(check_file);
+
+    auto config = load(config_file);
+    if (!config) {
+        fmt::print(stderr, "{}\n", config.error().joined());
+        return 1;
+    }
+    if (list_devices)
+        return listDevices(*config, json);
+
+    try {
+        return serve(std::move(*config), config_file);
+    } catch (const std::exception& e) {
+        log::get("daemon")->critical("{}", e.what());
+        return 1;
+    }
+}

@@ -1,0 +1,94 @@
+// `framecl process --in-process` on real image files, checked against the CPU
+// reference decoded independently with stb_image.
+#include <cstdlib>
+#include <memory>
+
+#include <doctest/doctest.h>
+#include <stb/stb_image.h>
+
+#include "child_process.hpp"
+#include "reference_color.hpp"
+#include "temp_dir.hpp"
+
+using namespace framecl::test;
+
+namespace {
+
+std::string env(const char* name)
+{
+    const char* value = std::getenv(name);
+    REQUIRE_MESSAGE(value, name << " is not set; run through `meson test`");
+    return value;
+}
+
+struct Decoded {
+    int width = 0, height = 0;
+    std::vector<uint8_t> pixels;
+};
+
+Decoded decode(const std::filesystem::path& file, int channels)
+{
+    Decoded image;
+    int file_channels = 0;
+    std::unique_ptr<stbi_uc, void (*)(void*)> data(
+        stbi_load(file.c_str(), &image.width, &image.height, &file_channels, channels), stbi_image_free);
+    REQUIRE_MESSAGE(data, file.string() << ": " << stbi_failure_reason());
+    image.pixels.assign(data.get(), data.get() + size_t(image.width) * image.height * channels);
+    return image;
+}
+
+std::string testConfig(const TempDir& dir)
+{
+    return "[daemon]\n"
+           "kernel_dirs = [\"" + env("FRAMECL_SOURCE_ROOT") + "/kernels\"]\n"
+           "cache_dir = \"" + (dir / "cache").string() + "\"\n"
+           "pipeline_dirs = []\n"
+           "[[pipeline]]\nname = \"luma\"\n"
+           "stages = [ { plugin = \"color\", op = \"abgr_to_y\" } ]\n";
+}
+
+} // namespace
+
+TEST_CASE("process --pipeline luma writes the BT.601 luma of a colour PNG")
+{
+    TempDir dir;
+    const auto config = dir.write("framecld.toml", testConfig(dir));
+    const std::string input = env("FRAMECL_SOURCE_ROOT") + "/tests/data/testcard.png";
+    const auto output = dir / "luma.png";
+    auto run = runToCompletion({env("FRAMECL_CLI"), "process", "--in-process", "--config", config.string(),
+                                "--pipeline", "luma", "--in", input, "--out", output.string()},
+                               dir.path());
+    REQUIRE_MESSAGE(run.status.code == 0, run.err);
+
+    const Decoded rgba = decode(input, 4);
+    const Decoded luma = decode(output, 1);
+    CHECK(luma.width == rgba.width);
+    CHECK(luma.height == rgba.height);
+    CHECK(luma.pixels == lumaPlane(rgba.pixels));
+}
+
+TEST_CASE("process --pipeline copy on several files writes each unchanged into a directory")
+{
+    TempDir dir;
+    const auto config = dir.write("framecld.toml", testConfig(dir));
+    const std::string data = env("FRAMECL_SOURCE_ROOT") + "/tests/data/";
+    auto run = runToCompletion({env("FRAMECL_CLI"), "process", "--in-process", "--config", config.string(),
+                                "--pipeline", "copy", "--in", data + "testcard.png", data + "waves.png", "--out",
+                                (dir / "out").string()},
+                               dir.path());
+    REQUIRE_MESSAGE(run.status.code == 0, run.err);
+    CHECK(decode(dir / "out" / "testcard.png", 4).pixels == decode(data + "testcard.png", 4).pixels);
+    CHECK(decode(dir / "out" / "waves.png", 1).pixels == decode(data + "waves.png", 1).pixels);
+}
+
+TEST_CASE("process refuses an input the pipeline cannot take, and says why")
+{
+    TempDir dir;
+    const auto config = dir.write("framecld.toml", testConfig(dir));
+    auto run = runToCompletion({env("FRAMECL_CLI"), "process", "--in-process", "--config", config.string(),
+                                "--pipeline", "luma", "--in", env("FRAMECL_SOURCE_ROOT") + "/tests/data/waves.png",
+                                "--out", (dir / "x.png").string()},
+                               dir.path());
+    CHECK(run.status.code == 1);
+    CHECK(run.err.find("waves.png: color op=abgr_to_y: input must be ABGR8888, got R8") != std::string::npos);
+}
