@@ -37,7 +37,7 @@ spdlog::sink_ptr makeSink(Sink sink)
     if (sink == Sink::Journal || (sink == Sink::Auto && stderrIsJournal()))
         return std::make_shared<spdlog::sinks::systemd_sink_mt>("framecld");
     auto console = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();
-    console->set_pattern("%H:%M:%S.%e %^%-5l%$ %-8n %v");
+    console->set_pattern("%H:%M:%S.%e %^%-7l%$ %-8n %v");
     return console;
 }
 
