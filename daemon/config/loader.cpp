@@ -1,14 +1,12 @@
 #include "config/loader.hpp"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstdio>
-#include <memory>
 #include <system_error>
 
 #include <fmt/format.h>
 
 #include "base/log.hpp"
+#include "base/read_file.hpp"
 #include "config/file_context.hpp"
 #include "config/main_tables.hpp"
 #include "config/pipeline_tables.hpp"
@@ -22,25 +20,6 @@ namespace {
 
 constexpr std::string_view array_of_pipelines = "an array of tables ([[pipeline]])";
 constexpr std::string_view array_of_client_classes = "an array of tables ([[client_class]])";
-
-tl::expected<std::string, std::error_code> readText(const fs::path& path)
-{
-    const auto fail = [] {
-        return tl::unexpected(std::error_code(errno, std::generic_category()));
-    };
-    std::unique_ptr<std::FILE, decltype(&std::fclose)> stream(std::fopen(path.c_str(), "rb"),
-                                                              &std::fclose);
-    if (!stream)
-        return fail();
-    std::string text;
-    char chunk[4096];
-    std::size_t count = 0;
-    while ((count = std::fread(chunk, 1, sizeof chunk, stream.get())) > 0)
-        text.append(chunk, count);
-    if (std::ferror(stream.get()))
-        return fail();
-    return text;
-}
 
 std::string cannotRead(const fs::path& path, std::error_code error)
 {
@@ -110,7 +89,7 @@ void readPipelineTables(FileContext& file, const toml::table& root,
 void readPipelineFile(const fs::path& path, std::vector<std::string>& problems,
                       std::vector<Pipeline>& pipelines)
 {
-    const tl::expected<std::string, std::error_code> text = readText(path);
+    const tl::expected<std::string, std::error_code> text = readFile(path);
     if (!text) {
         problems.push_back(cannotRead(path, text.error()));
         return;
@@ -184,7 +163,7 @@ tl::expected<Config, ConfigErrors> parseConfig(std::string_view text, const fs::
 tl::expected<Config, ConfigErrors> loadConfigFile(const fs::path& file,
                                                   const PathDefaults& defaults)
 {
-    const tl::expected<std::string, std::error_code> text = readText(file);
+    const tl::expected<std::string, std::error_code> text = readFile(file);
     if (!text)
         return tl::unexpected(ConfigErrors{.problems = {cannotRead(file, text.error())}});
     return parseConfig(*text, file, defaults);

@@ -2,14 +2,13 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <system_error>
 
 #include <fcntl.h>
 #include <unistd.h>
 
 #include "base/log.hpp"
+#include "base/read_file.hpp"
 #include "gpu/cl_error.hpp"
 
 namespace framecl::gpu {
@@ -85,14 +84,6 @@ Result<cl::Program> programFromSource(cl_context context, cl_device_id device, s
     return program;
 }
 
-std::string readWholeFile(const std::filesystem::path& path)
-{
-    std::ifstream file(path, std::ios::binary);
-    std::ostringstream content;
-    content << file.rdbuf();
-    return content.str();
-}
-
 // Closes on every path out of store(), including the error ones.
 class UniqueFd {
 public:
@@ -166,7 +157,8 @@ Result<BuiltProgram> ProgramCache::build(cl_context context, cl_device_id device
         built.rejection = CacheRejection::Absent;
         std::error_code ec;
         if (std::filesystem::exists(built.entry, ec)) {
-            const std::string file = readWholeFile(built.entry);
+            // An entry that cannot be read decodes as corrupt and is rewritten.
+            const std::string file = readFile(built.entry).value_or(std::string{});
             auto binary = decodeCacheEntry(file, key);
             if (!binary) {
                 built.rejection = binary.error();

@@ -1,10 +1,9 @@
 #include "pipeline/in_process_pipeline.hpp"
 
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 
+#include "base/read_file.hpp"
 #include "gpu/cl_error.hpp"
 
 namespace framecl::pipeline {
@@ -23,12 +22,8 @@ Result<std::string> readKernelSource(const std::vector<fs::path>& kernel_dirs, c
 {
     std::string searched;
     for (const auto& dir : kernel_dirs) {
-        std::ifstream in(dir / file, std::ios::binary);
-        if (in) {
-            std::ostringstream text;
-            text << in.rdbuf();
-            return text.str();
-        }
+        if (auto text = readFile(dir / file))
+            return std::move(*text);
         searched += fmt::format("{}{}", searched.empty() ? "" : ", ", dir.string());
     }
     return fail(fmt::format("kernel file '{}' not found in daemon.kernel_dirs ({})", file, searched));

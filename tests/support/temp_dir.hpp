@@ -6,6 +6,7 @@
 #include <fstream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace framecl::test {
 
@@ -31,7 +32,7 @@ public:
     std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
 
     // Writes `text` to `name` inside the directory and returns its path.
-    std::filesystem::path write(const std::string& name, const std::string& text) const
+    std::filesystem::path write(const std::filesystem::path& name, std::string_view text) const
     {
         const auto file = path_ / name;
         std::filesystem::create_directories(file.parent_path());

@@ -11,40 +11,11 @@
 #include <doctest/doctest.h>
 
 #include "config/loader.hpp"
+#include "temp_dir.hpp"
 
 namespace framecl::config::test {
 
-// A fresh directory under $TMPDIR, removed with everything in it at the end of the test.
-class TempDir {
-public:
-    TempDir()
-    {
-        std::string pattern = (std::filesystem::temp_directory_path() / "framecl-config-XXXXXX");
-        REQUIRE(mkdtemp(pattern.data()) != nullptr);
-        path_ = pattern;
-    }
-    ~TempDir()
-    {
-        std::error_code ignored;
-        std::filesystem::remove_all(path_, ignored);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-
-    const std::filesystem::path& path() const { return path_; }
-
-    // Writes `text` to `name` (relative to the directory, parents created); returns its path.
-    std::filesystem::path write(const std::filesystem::path& name, std::string_view text) const
-    {
-        const std::filesystem::path file = path_ / name;
-        std::filesystem::create_directories(file.parent_path());
-        std::ofstream(file) << text;
-        return file;
-    }
-
-private:
-    std::filesystem::path path_;
-};
+using framecl::test::TempDir;
 
 // Path defaults that name no pipeline directory, so a test reads only its own text.
 inline PathDefaults testDefaults()

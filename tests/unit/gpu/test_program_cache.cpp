@@ -9,6 +9,7 @@
 #include "base/log.hpp"
 #include "gpu/program_cache.hpp"
 #include "gpu_test_support.hpp"
+#include "temp_dir.hpp"
 
 using namespace framecl;
 using namespace framecl::gpu;

@@ -5,7 +5,7 @@
 #include <drm_fourcc.h>
 
 #include "config/config.hpp"
-#include "gpu/context.hpp"
+#include "gpu_test_support.hpp"
 #include "gpu/program_cache.hpp"
 #include "pipeline/in_process_pipeline.hpp"
 #include "reference_color.hpp"
@@ -20,9 +20,8 @@ namespace {
 // One device for the whole test program: opening PoCL is the slow part.
 const gpu::GpuContext& testGpu()
 {
-    static auto gpu = gpu::openGpu(config::GpuConfig{});
-    REQUIRE_MESSAGE(gpu, (gpu ? "" : gpu.error().message));
-    return **gpu;
+    static const auto gpu = framecl::test::openTestGpu();
+    return *gpu;
 }
 
 std::vector<std::filesystem::path> kernelDirs()
