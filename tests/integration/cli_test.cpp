@@ -9,17 +9,11 @@
 #include "child_process.hpp"
 #include "reference_color.hpp"
 #include "temp_dir.hpp"
+#include "test_env.hpp"
 
 using namespace framecl::test;
 
 namespace {
-
-std::string env(const char* name)
-{
-    const char* value = std::getenv(name);
-    REQUIRE_MESSAGE(value, name << " is not set; run through `meson test`");
-    return value;
-}
 
 struct Decoded {
     int width = 0, height = 0;
@@ -40,7 +34,7 @@ Decoded decode(const std::filesystem::path& file, int channels)
 std::string testConfig(const TempDir& dir)
 {
     return "[daemon]\n"
-           "kernel_dirs = [\"" + env("FRAMECL_SOURCE_ROOT") + "/kernels\"]\n"
+           "kernel_dirs = [\"" + requireEnv("FRAMECL_SOURCE_ROOT") + "/kernels\"]\n"
            "cache_dir = \"" + (dir / "cache").string() + "\"\n"
            "pipeline_dirs = []\n"
            "[[pipeline]]\nname = \"luma\"\n"
@@ -53,9 +47,9 @@ TEST_CASE("process --pipeline luma writes the BT.601 luma of a colour PNG")
 {
     TempDir dir;
     const auto config = dir.write("framecld.toml", testConfig(dir));
-    const std::string input = env("FRAMECL_SOURCE_ROOT") + "/tests/data/testcard.png";
+    const std::string input = requireEnv("FRAMECL_SOURCE_ROOT") + "/tests/data/testcard.png";
     const auto output = dir / "luma.png";
-    auto run = runToCompletion({env("FRAMECL_CLI"), "process", "--in-process", "--config", config.string(),
+    auto run = runToCompletion({requireEnv("FRAMECL_CLI"), "process", "--in-process", "--config", config.string(),
                                 "--pipeline", "luma", "--in", input, "--out", output.string()},
                                dir.path());
     REQUIRE_MESSAGE(run.status.code == 0, run.err);
@@ -71,8 +65,8 @@ TEST_CASE("process --pipeline copy on several files writes each unchanged into a
 {
     TempDir dir;
     const auto config = dir.write("framecld.toml", testConfig(dir));
-    const std::string data = env("FRAMECL_SOURCE_ROOT") + "/tests/data/";
-    auto run = runToCompletion({env("FRAMECL_CLI"), "process", "--in-process", "--config", config.string(),
+    const std::string data = requireEnv("FRAMECL_SOURCE_ROOT") + "/tests/data/";
+    auto run = runToCompletion({requireEnv("FRAMECL_CLI"), "process", "--in-process", "--config", config.string(),
                                 "--pipeline", "copy", "--in", data + "testcard.png", data + "waves.png", "--out",
                                 (dir / "out").string()},
                                dir.path());
@@ -85,8 +79,8 @@ TEST_CASE("process refuses an input the pipeline cannot take, and says why")
 {
     TempDir dir;
     const auto config = dir.write("framecld.toml", testConfig(dir));
-    auto run = runToCompletion({env("FRAMECL_CLI"), "process", "--in-process", "--config", config.string(),
-                                "--pipeline", "luma", "--in", env("FRAMECL_SOURCE_ROOT") + "/tests/data/waves.png",
+    auto run = runToCompletion({requireEnv("FRAMECL_CLI"), "process", "--in-process", "--config", config.string(),
+                                "--pipeline", "luma", "--in", requireEnv("FRAMECL_SOURCE_ROOT") + "/tests/data/waves.png",
                                 "--out", (dir / "x.png").string()},
                                dir.path());
     CHECK(run.status.code == 1);

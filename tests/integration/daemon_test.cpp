@@ -9,21 +9,15 @@
 #include "child_process.hpp"
 #include "notify_socket.hpp"
 #include "temp_dir.hpp"
+#include "test_env.hpp"
 
 using namespace framecl::test;
 using namespace std::chrono_literals;
 
 namespace {
 
-std::string env(const char* name)
-{
-    const char* value = std::getenv(name);
-    REQUIRE_MESSAGE(value, name << " is not set; run through `meson test`");
-    return value;
-}
-
-std::string daemonPath() { return env("FRAMECL_DAEMON"); }
-std::string sourceRoot() { return env("FRAMECL_SOURCE_ROOT"); }
+std::string daemonPath() { return requireEnv("FRAMECL_DAEMON"); }
+std::string sourceRoot() { return requireEnv("FRAMECL_SOURCE_ROOT"); }
 
 // A config that keeps everything the daemon writes inside `dir`.
 std::string testConfig(const TempDir& dir, const std::string& pipelines)
