@@ -9,6 +9,7 @@ int main(int argc, char** argv)
 {
     CLI::App app{"framecl: run image pipelines on the GPU through framecld"};
     app.require_subcommand(1);
+    app.fallthrough(); // --log-level may follow the subcommand too
     std::string log_level = "warn";
     app.add_option("--log-level", log_level, "trace, debug, info, warn, error")->capture_default_str();
 

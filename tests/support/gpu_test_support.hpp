@@ -11,10 +11,17 @@
 
 namespace framecl::test {
 
-// The device `gpu.device = "auto"` picks: PoCL on the CPU in CI.
-inline std::unique_ptr<gpu::GpuContext> openTestGpu()
+// Picks PoCL by its platform name, for tests that check what PoCL reports, so they
+// hold on a machine that also has a GPU.
+inline constexpr const char* pocl_device = "Portable Computing Language";
+
+// The device `gpu.device = device` picks; by default what framecld would use (PoCL on
+// the CPU in CI, the GPU where there is one).
+inline std::unique_ptr<gpu::GpuContext> openTestGpu(const std::string& device = "auto")
 {
-    auto gpu = gpu::openGpu(config::GpuConfig{});
+    config::GpuConfig config;
+    config.device = device;
+    auto gpu = gpu::openGpu(config);
     REQUIRE_MESSAGE(gpu.has_value(), (gpu ? "" : gpu.error().message));
     return std::move(*gpu);
 }

@@ -3,16 +3,17 @@
 #include "gpu/capabilities.hpp"
 #include "gpu/device_selection.hpp"
 #include "gpu/vendor_entry_points.hpp"
+#include "gpu_test_support.hpp"
 
 using namespace framecl::gpu;
 
 namespace {
 
-// The device "auto" picks; PoCL on the CPU in CI.
-DeviceCandidate autoDevice()
+// PoCL, picked by name: these tests check what PoCL reports.
+DeviceCandidate poclDevice()
 {
     const auto candidates = enumerateDevices();
-    auto chosen = chooseDevice(candidates, "auto");
+    auto chosen = chooseDevice(candidates, framecl::test::pocl_device);
     REQUIRE_MESSAGE(chosen.has_value(), (chosen ? "" : chosen.error().message));
     return candidates[*chosen];
 }
@@ -27,7 +28,7 @@ template <typename Function> bool resolved(Function function)
 
 TEST_CASE("capabilities read from PoCL report command buffers and images but no fp16")
 {
-    const Capabilities caps = readCapabilities(autoDevice().device);
+    const Capabilities caps = readCapabilities(poclDevice().device);
     CHECK(caps.command_buffer);
     CHECK_FALSE(caps.command_buffer_mutable_dispatch);
     CHECK(caps.images);
@@ -36,7 +37,7 @@ TEST_CASE("capabilities read from PoCL report command buffers and images but no 
 
 TEST_CASE("capabilities read from PoCL describe a unified-memory CPU with its limits")
 {
-    const Capabilities caps = readCapabilities(autoDevice().device);
+    const Capabilities caps = readCapabilities(poclDevice().device);
     CHECK(caps.type == DeviceType::Cpu);
     CHECK(caps.unified_memory);
     CHECK(caps.opencl_version.rfind("OpenCL ", 0) == 0);
@@ -52,7 +53,7 @@ TEST_CASE("capabilities read from PoCL describe a unified-memory CPU with its li
 
 TEST_CASE("capabilities read from PoCL report no Qualcomm extension and leave their sizes at zero")
 {
-    const Capabilities caps = readCapabilities(autoDevice().device);
+    const Capabilities caps = readCapabilities(poclDevice().device);
     CHECK_FALSE(caps.recordable_queues);
     CHECK(caps.recordable_queue_max_size == 0);
     CHECK_FALSE(caps.onchip_global_memory);
@@ -65,7 +66,7 @@ TEST_CASE("capabilities read from PoCL report no Qualcomm extension and leave th
 
 TEST_CASE("the vendor table resolved on PoCL has the command-buffer entry points and no Qualcomm ones")
 {
-    const VendorEntryPoints table = resolveVendorEntryPoints(autoDevice().platform);
+    const VendorEntryPoints table = resolveVendorEntryPoints(poclDevice().platform);
     CHECK(resolved(table.clCreateCommandBufferKHR));
     CHECK(resolved(table.clFinalizeCommandBufferKHR));
     CHECK(resolved(table.clEnqueueCommandBufferKHR));

@@ -25,9 +25,9 @@ TEST_CASE("enumeration finds the PoCL device")
     CHECK(found);
 }
 
-TEST_CASE("openGpu with auto opens PoCL with an in-order profiling queue")
+TEST_CASE("openGpu opens PoCL with an in-order profiling queue")
 {
-    auto gpu = test::openTestGpu();
+    auto gpu = test::openTestGpu(test::pocl_device);
     CHECK(gpu->capabilities().type == DeviceType::Cpu);
     CHECK(gpu->context()() != nullptr);
 
@@ -45,7 +45,7 @@ TEST_CASE("openGpu with auto opens PoCL with an in-order profiling queue")
 
 TEST_CASE("openGpu on PoCL plans no hints")
 {
-    auto gpu = test::openTestGpu();
+    auto gpu = test::openTestGpu(test::pocl_device);
     CHECK(gpu->hintPlan().context_properties.empty());
     CHECK(gpu->hintPlan().description.find("priority: none") == 0);
 }

@@ -67,7 +67,7 @@ TEST_CASE("the text report marks the chosen device and aligns its values")
           std::string::npos);
 }
 
-TEST_CASE("reports collected on PoCL mark the device auto would choose")
+TEST_CASE("collected reports mark exactly the one device auto would choose")
 {
     const auto reports = collectDeviceReports(config::GpuConfig{});
     REQUIRE_FALSE(reports.empty());
