@@ -9,6 +9,7 @@
 
 #include "base/log.hpp"
 #include "base/read_file.hpp"
+#include "base/unique_fd.hpp"
 #include "gpu/cl_error.hpp"
 
 namespace framecl::gpu {
@@ -83,30 +84,6 @@ Result<cl::Program> programFromSource(cl_context context, cl_device_id device, s
                     "\nbuild log:\n" + buildLog(program(), device));
     return program;
 }
-
-// Closes on every path out of store(), including the error ones.
-class UniqueFd {
-public:
-    explicit UniqueFd(int fd) : fd_(fd) {}
-    UniqueFd(const UniqueFd&) = delete;
-    UniqueFd& operator=(const UniqueFd&) = delete;
-    ~UniqueFd()
-    {
-        if (fd_ >= 0)
-            ::close(fd_);
-    }
-    int get() const { return fd_; }
-    // close(2) can report a failed write-back, so the writer checks it.
-    bool close()
-    {
-        const int fd = fd_;
-        fd_ = -1;
-        return ::close(fd) == 0;
-    }
-
-private:
-    int fd_;
-};
 
 bool writeAll(int fd, std::string_view bytes)
 {

@@ -1,0 +1,85 @@
+#include "fd_passing.hpp"
+
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+#include <sys/socket.h>
+
+namespace framecl::protocol {
+
+Result<void> sendPacket(int socket, std::span<const uint8_t> bytes, std::span<const int> fds)
+{
+    if (fds.size() > max_fds_per_packet)
+        return fail(fmt::format("{} fds in one packet; at most {}", fds.size(), max_fds_per_packet));
+
+    iovec iov{const_cast<uint8_t*>(bytes.data()), bytes.size()};
+    msghdr message{};
+    message.msg_iov = &iov;
+    message.msg_iovlen = 1;
+
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * max_fds_per_packet)];
+    if (!fds.empty()) {
+        message.msg_control = control;
+        message.msg_controllen = CMSG_SPACE(sizeof(int) * fds.size());
+        cmsghdr* header = CMSG_FIRSTHDR(&message);
+        header->cmsg_level = SOL_SOCKET;
+        header->cmsg_type = SCM_RIGHTS;
+        header->cmsg_len = CMSG_LEN(sizeof(int) * fds.size());
+        std::memcpy(CMSG_DATA(header), fds.data(), sizeof(int) * fds.size());
+    }
+
+    ssize_t sent;
+    do
+        sent = sendmsg(socket, &message, MSG_NOSIGNAL);
+    while (sent < 0 && errno == EINTR);
+    if (sent < 0)
+        return fail(fmt::format("sendmsg: {}", std::strerror(errno)));
+    return {};
+}
+
+Result<Packet> receivePacket(int socket)
+{
+    Packet packet;
+    packet.bytes.resize(max_packet_bytes);
+    iovec iov{packet.bytes.data(), packet.bytes.size()};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * max_fds_per_packet)];
+    msghdr message{};
+    message.msg_iov = &iov;
+    message.msg_iovlen = 1;
+    message.msg_control = control;
+    message.msg_controllen = sizeof control;
+
+    ssize_t received;
+    do
+        received = recvmsg(socket, &message, MSG_CMSG_CLOEXEC);
+    while (received < 0 && errno == EINTR);
+    if (received < 0)
+        return fail(fmt::format("recvmsg: {}", std::strerror(errno)));
+
+    // Take ownership of every fd first, so that none leaks on the error paths below.
+    for (cmsghdr* header = CMSG_FIRSTHDR(&message); header; header = CMSG_NXTHDR(&message, header)) {
+        if (header->cmsg_level != SOL_SOCKET || header->cmsg_type != SCM_RIGHTS)
+            continue;
+        const size_t count = (header->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+        for (size_t i = 0; i < count; ++i) {
+            int fd;
+            std::memcpy(&fd, CMSG_DATA(header) + i * sizeof(int), sizeof fd);
+            packet.fds.emplace_back(fd);
+        }
+    }
+
+    if (message.msg_flags & MSG_TRUNC)
+        return fail(fmt::format("packet longer than {} bytes", max_packet_bytes));
+    if (message.msg_flags & MSG_CTRUNC)
+        return fail(fmt::format("more than {} fds in one packet", max_fds_per_packet));
+    if (received == 0 && packet.fds.empty()) {
+        packet.bytes.clear();
+        packet.closed = true;
+        return packet;
+    }
+    packet.bytes.resize(size_t(received));
+    return packet;
+}
+
+} // namespace framecl::protocol

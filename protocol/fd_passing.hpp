@@ -1,0 +1,32 @@
+#pragma once
+// Packets with file descriptors on a Unix SOCK_SEQPACKET socket (unix(7), SCM_RIGHTS).
+// A packet arrives whole or not at all, so one packet carries one message and its fds.
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "base/result.hpp"
+#include "base/unique_fd.hpp"
+
+namespace framecl::protocol {
+
+// Most fds one packet may carry: the kernel's SCM_MAX_FD is 253.
+inline constexpr size_t max_fds_per_packet = 64;
+// Largest packet framecl sends on the buffer socket.
+inline constexpr size_t max_packet_bytes = 64 * 1024;
+
+Result<void> sendPacket(int socket, std::span<const uint8_t> bytes, std::span<const int> fds = {});
+
+struct Packet {
+    std::vector<uint8_t> bytes; // empty with `closed`
+    std::vector<UniqueFd> fds;  // owned: closed unless the receiver keeps them
+    bool closed = false;        // the peer closed the connection
+};
+
+// Receives one packet. Fds arrive close-on-exec. A packet cut short (longer than
+// max_packet_bytes, or with more fds than max_fds_per_packet) is an error, and every
+// fd that did arrive is closed.
+Result<Packet> receivePacket(int socket);
+
+} // namespace framecl::protocol
