@@ -1,0 +1,81 @@
+#pragma once
+// A client's buffer made usable by the GPU without copying it (guide §7.4).
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <CL/opencl.hpp>
+
+#include "base/result.hpp"
+#include "base/unique_fd.hpp"
+#include "framecl/format.h"
+#include "gpu/context.hpp"
+
+namespace framecl::memory {
+
+enum class ImportPath {
+    QcomDmabuf, // cl_qcom_dmabuf_host_ptr: the driver maps the dma-buf itself
+    KhrDmabuf,  // cl_khr_external_memory_dma_buf
+    HostPtr,    // mmap + CL_MEM_USE_HOST_PTR: zero-copy where host memory is device memory
+};
+
+// "qcom-dmabuf", "khr-dmabuf", "host-ptr": as logged and reported in stats.
+const char* importPathName(ImportPath path);
+
+enum class FdKind { DmaBuf, Memfd };
+
+// What validateBufferFd learnt about an fd.
+struct BufferFdInfo {
+    FdKind kind;
+    uint64_t size; // bytes
+};
+
+// The checks of docs/protocol.md ("Buffer checks"), in this order: the layout is
+// valid and within `max_frame_pixels`; the fd is a dma-buf or a memfd; a memfd has
+// F_SEAL_SHRINK; the buffer covers framecl_layout_end(). The error names the check.
+Result<BufferFdInfo> validateBufferFd(int fd, const framecl_frame_layout& layout, uint64_t max_frame_pixels);
+
+// One imported buffer: owns the fd, the mapping (when the path needs one) and the
+// cl_mem, and releases them in that reverse order. Held by shared_ptr: a client's
+// registry and each frame in flight that uses it (STYLE.md, Ownership).
+class ImportedBuffer {
+public:
+    ~ImportedBuffer();
+    ImportedBuffer(const ImportedBuffer&) = delete;
+    ImportedBuffer& operator=(const ImportedBuffer&) = delete;
+
+    cl_mem mem() const { return mem_(); }
+    const framecl_frame_layout& layout() const { return layout_; }
+    ImportPath path() const { return path_; }
+    uint64_t size() const { return info_.size; }
+
+    // Brackets one frame's use of the buffer by the OpenCL runtime. For a dma-buf
+    // imported through host-ptr, DMA_BUF_IOCTL_SYNC START/END (read for inputs, write
+    // for outputs), since the runtime may then touch it through the CPU mapping; a
+    // no-op otherwise.
+    enum class Access { Read, Write };
+    void beginAccess(Access access) const;
+    void endAccess(Access access) const;
+
+private:
+    friend Result<std::shared_ptr<ImportedBuffer>> importBuffer(const gpu::GpuContext&, UniqueFd,
+                                                                const framecl_frame_layout&, uint64_t);
+    ImportedBuffer() = default;
+
+    UniqueFd fd_;
+    BufferFdInfo info_{};
+    framecl_frame_layout layout_{};
+    ImportPath path_ = ImportPath::HostPtr;
+    void* mapping_ = nullptr; // mmap of the whole buffer, or nullptr
+    cl::Buffer mem_;
+};
+
+// Validates and imports a buffer, trying the paths in order — qcom-dmabuf, khr-dmabuf
+// (both for dma-bufs, where the device offers them), host-ptr — and falling back on
+// any error; logs (debug) why a path was passed over and (info, once per path) which
+// one won.
+Result<std::shared_ptr<ImportedBuffer>> importBuffer(const gpu::GpuContext& gpu, UniqueFd fd,
+                                                     const framecl_frame_layout& layout, uint64_t max_frame_pixels);
+
+} // namespace framecl::memory

@@ -1,0 +1,133 @@
+/* libframecl: the client library of framecld.
+ *
+ * A camera process connects once, registers a small pool of dma-buf (or sealed
+ * memfd) buffers once, opens a session on a pipeline, then submits frames naming an
+ * input and an output buffer; the daemon answers each submit with one "done". No
+ * pixel crosses the socket: buffers are shared by fd (docs/protocol.md).
+ *
+ * Threading: a framecl_client is used from one thread at a time.
+ * Errors: functions return 0 or a negative errno; framecl_last_error() then says
+ * what went wrong in words. */
+#ifndef FRAMECL_CLIENT_H
+#define FRAMECL_CLIENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <framecl/format.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct framecl_client framecl_client;
+
+/* Where the daemon listens when neither the options nor $FRAMECL_SOCKET say. */
+#define FRAMECL_DEFAULT_SOCKET "/run/framecl/framecl.sock"
+
+struct framecl_connect_options {
+    const char* socket_path; /* NULL: $FRAMECL_SOCKET, else FRAMECL_DEFAULT_SOCKET */
+    const char* client_name; /* matched by [[client_class]] match_name; NULL: "framecl" */
+    int timeout_ms;          /* for the connection and for every request; <= 0: 5000 */
+};
+
+/* Connects and says Hello. On failure *client is NULL and the error text is
+ * available through framecl_last_error(NULL) on this thread. */
+int framecl_connect(const struct framecl_connect_options* options, framecl_client** client);
+
+/* Says Goodbye and frees everything, the library's duplicates of registered fds
+ * included. Frames still in flight are abandoned. NULL is allowed. */
+void framecl_disconnect(framecl_client* client);
+
+/* The last error's text; for NULL, the last framecl_connect() failure of the thread. */
+const char* framecl_last_error(const framecl_client* client);
+
+/* An fd to poll for POLLIN: readable when a done (or a daemon restart) may be waiting.
+ * Then call framecl_next_done() with timeout 0 until it returns -EAGAIN. */
+int framecl_fd(const framecl_client* client);
+
+/* The OpenCL device the daemon uses, as Welcome said. */
+const char* framecl_device(const framecl_client* client);
+
+/* The pipelines the daemon offers: their count, and each one's name and stages
+ * ("plugin" or "plugin op=..."), as Welcome listed them. */
+size_t framecl_pipeline_count(const framecl_client* client);
+const char* framecl_pipeline_name(const framecl_client* client, size_t index);
+size_t framecl_pipeline_stage_count(const framecl_client* client, size_t index);
+const char* framecl_pipeline_stage(const framecl_client* client, size_t index, size_t stage);
+
+/* Registers a buffer holding frames of `layout`. The library keeps a duplicate of
+ * `fd` (the caller keeps its own) so that it can register the buffer again after a
+ * daemon restart. *id names the buffer in later calls. */
+int framecl_register_buffer(framecl_client* client, int fd, const struct framecl_frame_layout* layout,
+                            uint32_t* id);
+int framecl_release_buffer(framecl_client* client, uint32_t id);
+
+/* A pipeline parameter override; exactly one value is used, chosen by `type`. */
+enum framecl_parameter_type { FRAMECL_PARAM_INT, FRAMECL_PARAM_FLOAT, FRAMECL_PARAM_BOOL, FRAMECL_PARAM_STRING };
+struct framecl_parameter {
+    const char* key;
+    enum framecl_parameter_type type;
+    int64_t int_value;
+    double float_value;
+    int bool_value;
+    const char* string_value;
+};
+
+/* Opens a session of `pipeline` for frames of `fourcc`, `width` x `height`. On success
+ * *session names it and *output (if not NULL) holds the output format and size, with
+ * tightly packed planes: register output buffers of that layout (or with larger
+ * strides). */
+int framecl_open_session(framecl_client* client, const char* pipeline, uint32_t fourcc, uint32_t width,
+                         uint32_t height, const struct framecl_parameter* overrides, size_t override_count,
+                         uint32_t* session, struct framecl_frame_layout* output);
+int framecl_close_session(framecl_client* client, uint32_t session);
+
+/* Queues one frame; returns at once. Exactly one done follows for each successful
+ * submit, carrying `sequence`. Returns -ENOTCONN if the daemon is gone and could not
+ * be reached again within the timeout. */
+int framecl_submit(framecl_client* client, uint32_t session, uint32_t input_buffer, uint32_t output_buffer,
+                   uint64_t sequence);
+
+enum framecl_frame_status {
+    FRAMECL_FRAME_OK = 0,
+    FRAMECL_FRAME_FAILED = 1,  /* see `error` */
+    FRAMECL_FRAME_DROPPED = 2, /* past its deadline */
+    FRAMECL_FRAME_BUSY = 3,    /* refused: too many frames in flight */
+    FRAMECL_FRAME_LOST = 4,    /* the daemon went away while the frame was in flight */
+};
+
+#define FRAMECL_MAX_STAGES 16
+
+struct framecl_stage_time {
+    char stage[64];
+    uint64_t gpu_ns;
+};
+
+struct framecl_done {
+    uint32_t session;
+    uint64_t sequence;
+    enum framecl_frame_status status;
+    char error[256];
+    uint64_t queued_ns; /* the daemon's CLOCK_MONOTONIC */
+    uint64_t start_ns;
+    uint64_t end_ns;
+    uint32_t stage_count;
+    struct framecl_stage_time stages[FRAMECL_MAX_STAGES];
+};
+
+/* The next done, waiting up to timeout_ms (0: do not wait, -1: wait forever).
+ * Returns 0 with *done filled, -EAGAIN (timeout 0) or -ETIMEDOUT when none came.
+ * If the daemon went away, each frame in flight comes back FRAMECL_FRAME_LOST and the
+ * library reconnects, registers the buffers and reopens the sessions, under the same
+ * ids. */
+int framecl_next_done(framecl_client* client, int timeout_ms, struct framecl_done* done);
+
+/* The daemon's statistics as JSON (docs/protocol.md). *json is the caller's to free(). */
+int framecl_stats(framecl_client* client, char** json);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FRAMECL_CLIENT_H */
