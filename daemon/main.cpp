@@ -13,6 +13,7 @@
 #include "gpu/context.hpp"
 #include "gpu/device_report.hpp"
 #include "gpu/program_cache.hpp"
+#include "ipc/server.hpp"
 #include "pipeline/warm_programs.hpp"
 #include "service/service_loop.hpp"
 
@@ -46,9 +47,9 @@ int listDevices(const config::Config& config, bool json)
     return reports.empty() ? 1 : 0;
 }
 
-std::string readyStatus(const config::Config& config, const gpu::GpuContext& gpu)
+std::string readyStatus(const ipc::Server& server, const gpu::GpuContext& gpu)
 {
-    return fmt::format("{} pipelines on {}", config.pipelines.size() + 1, gpu.capabilities().name);
+    return fmt::format("{} pipelines on {}", server.pipelineCount(), gpu.capabilities().name);
 }
 
 int serve(config::Config config, const std::filesystem::path& file)
@@ -66,24 +67,36 @@ int serve(config::Config config, const std::filesystem::path& file)
     gpu::ProgramCache programs(config.daemon.cache_dir);
     pipeline::warmPrograms(config, **gpu, programs);
 
-    notifier.ready(readyStatus(config, **gpu));
-    logger->info("framecld {} ready: {}", FRAMECL_VERSION, readyStatus(config, **gpu));
+    auto server = ipc::Server::start(config, **gpu, programs, loop);
+    if (!server) {
+        logger->critical("{}", server.error().message);
+        notifier.status("failed: " + server.error().message);
+        return 1;
+    }
+
+    notifier.ready(readyStatus(**server, **gpu));
+    logger->info("framecld {} ready: {}", FRAMECL_VERSION, readyStatus(**server, **gpu));
 
     loop.run([&]() {
         auto fresh = load(file);
         if (!fresh) {
             logger->error("reload: keeping the running configuration; the new one has errors:\n{}",
                           fresh.error().joined());
-            return readyStatus(config, **gpu) + " (reload failed, old config kept)";
+            return readyStatus(**server, **gpu) + " (reload failed, old config kept)";
         }
         if (fresh->gpu.device != config.gpu.device)
             logger->warn("reload: gpu.device changed to '{}'; a device change takes effect on restart",
                          fresh->gpu.device);
+        if (auto reloaded = (*server)->reload(*fresh); !reloaded) {
+            logger->error("reload: keeping the running configuration: {}", reloaded.error().message);
+            return readyStatus(**server, **gpu) + " (reload failed, old config kept)";
+        }
         config = std::move(*fresh);
         pipeline::warmPrograms(config, **gpu, programs);
-        logger->info("reload: {}", readyStatus(config, **gpu));
-        return readyStatus(config, **gpu);
+        logger->info("reload: {}", readyStatus(**server, **gpu));
+        return readyStatus(**server, **gpu);
     });
+    (*server)->drain(std::chrono::seconds(5));
     return 0;
 }
 

@@ -6,14 +6,14 @@
 // the GPU and the CPU reference disagree.
 // Reads 4 bytes and writes 1 byte per work item.
 
-__kernel void abgr_to_y(__global const uchar4* restrict src, uint src_stride_px,
-                        __global uchar* restrict dst, uint dst_stride,
+__kernel void abgr_to_y(__global const uchar* restrict src, uint src_offset, uint src_stride,
+                        __global uchar* restrict dst, uint dst_offset, uint dst_stride,
                         uint width, uint height)
 {
     const uint x = get_global_id(0);
     const uint y = get_global_id(1);
     if (x >= width || y >= height)
         return;
-    const uint4 p = convert_uint4(src[y * src_stride_px + x]);
-    dst[y * dst_stride + x] = (uchar)((299u * p.x + 587u * p.y + 114u * p.z + 500u) / 1000u);
+    const uint4 p = convert_uint4(vload4(0, src + src_offset + y * src_stride + 4 * x));
+    dst[dst_offset + y * dst_stride + x] = (uchar)((299u * p.x + 587u * p.y + 114u * p.z + 500u) / 1000u);
 }

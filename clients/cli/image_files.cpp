@@ -2,7 +2,7 @@
 
 #include <memory>
 
-#include <drm_fourcc.h>
+#include "framecl/format.h"
 #include <fmt/format.h>
 #include <stb/stb_image.h>
 #include <stb/stb_image_write.h>
@@ -29,10 +29,12 @@ Result<pipeline::HostImage> readImageFile(const std::filesystem::path& file)
 
 Result<void> writePng(const std::filesystem::path& file, const pipeline::HostImage& image)
 {
-    const uint32_t bpp = pipeline::bytesPerPixel(image.fourcc);
-    if (bpp == 0)
+    const uint32_t bpp = image.fourcc == DRM_FORMAT_R8 ? 1 : image.fourcc == DRM_FORMAT_ABGR8888 ? 4 : 0;
+    if (bpp == 0) {
+        const char* name = framecl_format_name(image.fourcc);
         return fail(fmt::format("{}: PNG output needs R8 or ABGR8888, the pipeline gives {}", file.string(),
-                                pipeline::formatName(image.fourcc)));
+                                name ? name : "an unknown format"));
+    }
     if (!stbi_write_png(file.c_str(), int(image.width), int(image.height), int(bpp), image.bytes.data(),
                         int(image.width * bpp)))
         return fail(fmt::format("{}: could not write the PNG file", file.string()));

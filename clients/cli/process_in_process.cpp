@@ -3,33 +3,22 @@
 #include <cstdio>
 #include <map>
 #include <tuple>
-#include <unistd.h>
 
 #include <fmt/format.h>
 
+#include "batch_progress.hpp"
 #include "config/default_paths.hpp"
 #include "config/loader.hpp"
 #include "gpu/context.hpp"
 #include "gpu/program_cache.hpp"
 #include "image_files.hpp"
+#include "pipeline/catalog.hpp"
 #include "pipeline/in_process_pipeline.hpp"
 
 namespace framecl::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-// One line redrawn in place on a terminal; nothing when stderr is a file or pipe.
-void drawProgress(size_t done, size_t total)
-{
-    if (total < 2 || !isatty(STDERR_FILENO))
-        return;
-    constexpr size_t width = 30;
-    const size_t filled = done * width / total;
-    fmt::print(stderr, "\r[{}{}] {}/{}", std::string(filled, '#'), std::string(width - filled, ' '), done, total);
-    if (done == total)
-        fmt::print(stderr, "\n");
-}
 
 // --out names a PNG file for a single input; anything else is a directory that gets
 // one <input stem>.png per input.
@@ -76,10 +65,9 @@ int processInProcess(const ProcessRequest& request)
     gpu::ProgramCache programs(config->daemon.cache_dir);
     // Inputs of different sizes or formats each get a pipeline opened for them.
     std::map<std::tuple<uint32_t, uint32_t, uint32_t>, pipeline::InProcessPipeline> opened;
-    size_t failed = 0;
-    for (size_t i = 0; i < request.inputs.size(); ++i) {
-        const fs::path& input = request.inputs[i];
-        auto result = [&]() -> Result<fs::path> {
+    BatchProgress progress(request.inputs.size());
+    for (const fs::path& input : request.inputs) {
+        const auto result = [&]() -> Result<fs::path> {
             auto image = readImageFile(input);
             if (!image)
                 return tl::unexpected(image.error());
@@ -100,17 +88,9 @@ int processInProcess(const ProcessRequest& request)
                 return tl::unexpected(written.error());
             return out_file;
         }();
-        if (!result) {
-            ++failed;
-            fmt::print(stderr, "{}framecl: {}\n", isatty(STDERR_FILENO) ? "\r" : "", result.error().message);
-        } else if (request.inputs.size() == 1 || !isatty(STDERR_FILENO)) {
-            fmt::print("{} -> {}\n", input.string(), result->string());
-        }
-        drawProgress(i + 1, request.inputs.size());
+        progress.finished(input, result);
     }
-    if (failed)
-        fmt::print(stderr, "framecl: {} of {} inputs failed\n", failed, request.inputs.size());
-    return failed ? 1 : 0;
+    return progress.exitCode();
 }
 
 } // namespace framecl::cli

@@ -33,7 +33,8 @@ struct BufferFdInfo {
 
 // The checks of docs/protocol.md ("Buffer checks"), in this order: the layout is
 // valid and within `max_frame_pixels`; the fd is a dma-buf or a memfd; a memfd has
-// F_SEAL_SHRINK; the buffer covers framecl_layout_end(). The error names the check.
+// F_SEAL_SHRINK and no write seal (the import maps it writable); the buffer covers
+// framecl_layout_end(). The error names the check.
 Result<BufferFdInfo> validateBufferFd(int fd, const framecl_frame_layout& layout, uint64_t max_frame_pixels);
 
 // One imported buffer: owns the fd, the mapping (when the path needs one) and the
@@ -45,6 +46,7 @@ public:
     ImportedBuffer(const ImportedBuffer&) = delete;
     ImportedBuffer& operator=(const ImportedBuffer&) = delete;
 
+    // Covers at least framecl_layout_end(layout()) bytes from the buffer's start.
     cl_mem mem() const { return mem_(); }
     const framecl_frame_layout& layout() const { return layout_; }
     ImportPath path() const { return path_; }

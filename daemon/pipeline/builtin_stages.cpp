@@ -1,64 +1,55 @@
 #include "pipeline/builtin_stages.hpp"
 
-#include <array>
-#include <variant>
-
-#include <drm_fourcc.h>
 #include <fmt/format.h>
 
-#include "gpu/cl_error.hpp"
-#include "pipeline/host_image.hpp"
+#include "framecl/format.h"
 
 namespace framecl::pipeline {
 namespace {
 
 Result<FrameShape> negotiateCopy(const FrameShape& in)
 {
-    if (bytesPerPixel(in.fourcc) == 0)
-        return fail(fmt::format("copy: format {} is not supported yet", formatName(in.fourcc)));
+    if (!framecl_format_name(in.fourcc))
+        return fail("copy: unknown pixel format");
     return in;
 }
 
-Result<std::vector<size_t>> bindCopy(cl_kernel kernel, cl_mem in, cl_mem out, const FrameShape& shape)
+// One copy_plane dispatch per plane, each over the plane's row bytes and rows.
+std::vector<DispatchPlan> planCopy(const FrameShape& in)
 {
-    cl_int err = clSetKernelArg(kernel, 0, sizeof in, &in);
-    if (err == CL_SUCCESS)
-        err = clSetKernelArg(kernel, 1, sizeof out, &out);
-    if (err != CL_SUCCESS)
-        return fail(gpu::clFailure("clSetKernelArg", err, "copy_bytes"));
-    return std::vector<size_t>{size_t(shape.width) * shape.height * bytesPerPixel(shape.fourcc)};
+    framecl_frame_layout packed{};
+    const uint64_t total = framecl_packed_layout(in.fourcc, in.width, in.height, &packed);
+    std::vector<DispatchPlan> dispatches;
+    for (uint32_t p = 0; p < packed.num_planes; ++p) {
+        const uint64_t plane_end = p + 1 < packed.num_planes ? packed.planes[p + 1].offset : total;
+        const uint32_t row_bytes = packed.planes[p].stride;
+        const uint32_t rows = uint32_t((plane_end - packed.planes[p].offset) / row_bytes);
+        dispatches.push_back({"copy_plane",
+                              {row_bytes, rows},
+                              {PlaneArg{PlaneArg::Side::Input, p}, PlaneArg{PlaneArg::Side::Output, p}, row_bytes, rows}});
+    }
+    return dispatches;
 }
 
 Result<FrameShape> negotiateAbgrToY(const FrameShape& in)
 {
     if (in.fourcc != DRM_FORMAT_ABGR8888)
-        return fail(fmt::format("color op=abgr_to_y: input must be ABGR8888, got {}", formatName(in.fourcc)));
+        return fail(fmt::format("color op=abgr_to_y: input must be ABGR8888, got {}", describe(in)));
     return FrameShape{DRM_FORMAT_R8, in.width, in.height};
 }
 
-Result<std::vector<size_t>> bindAbgrToY(cl_kernel kernel, cl_mem in, cl_mem out, const FrameShape& shape)
+std::vector<DispatchPlan> planAbgrToY(const FrameShape& in)
 {
-    const cl_uint src_stride_px = shape.width, dst_stride = shape.width;
-    const cl_uint width = shape.width, height = shape.height;
-    const std::array<std::pair<size_t, const void*>, 6> args{{
-        {sizeof in, &in},
-        {sizeof src_stride_px, &src_stride_px},
-        {sizeof out, &out},
-        {sizeof dst_stride, &dst_stride},
-        {sizeof width, &width},
-        {sizeof height, &height},
-    }};
-    for (cl_uint i = 0; i < args.size(); ++i)
-        if (cl_int err = clSetKernelArg(kernel, i, args[i].first, args[i].second); err != CL_SUCCESS)
-            return fail(gpu::clFailure("clSetKernelArg", err, fmt::format("abgr_to_y arg {}", i)));
-    return std::vector<size_t>{shape.width, shape.height};
+    return {{"abgr_to_y",
+             {in.width, in.height},
+             {PlaneArg{PlaneArg::Side::Input, 0}, PlaneArg{PlaneArg::Side::Output, 0}, in.width, in.height}}};
 }
 
-const BuiltinStage copy_stage{"copy", "", "copy.cl", "copy_bytes", negotiateCopy, bindCopy};
+const BuiltinStage copy_stage{"copy", "", "copy.cl", negotiateCopy, planCopy};
 
 const std::array<BuiltinStage, 2> builtin_stages{{
     copy_stage,
-    {"color", "abgr_to_y", "color.cl", "abgr_to_y", negotiateAbgrToY, bindAbgrToY},
+    {"color", "abgr_to_y", "color.cl", negotiateAbgrToY, planAbgrToY},
 }};
 
 std::string stageOp(const config::Stage& stage)
@@ -71,6 +62,13 @@ std::string stageOp(const config::Stage& stage)
 }
 
 } // namespace
+
+std::string describe(const FrameShape& shape)
+{
+    const char* name = framecl_format_name(shape.fourcc);
+    return fmt::format("{} {}x{}", name ? name : fmt::format("fourcc 0x{:08x}", shape.fourcc), shape.width,
+                       shape.height);
+}
 
 const BuiltinStage& copyStage()
 {
@@ -86,8 +84,7 @@ Result<const BuiltinStage*> findBuiltinStage(const config::Stage& stage)
 
     std::string known;
     for (const auto& builtin : builtin_stages)
-        known += fmt::format("{}{}{}", known.empty() ? "" : ", ", builtin.plugin,
-                             builtin.op.empty() ? "" : " op=" + builtin.op);
+        known += fmt::format("{}{}", known.empty() ? "" : ", ", builtin.name());
     return fail(fmt::format("{}:{}: stage '{}{}' is not available in this build (available: {})",
                             stage.where.file.string(), stage.where.line, stage.plugin,
                             op.empty() ? "" : " op=" + op, known));

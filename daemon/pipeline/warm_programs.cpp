@@ -3,23 +3,18 @@
 #include <set>
 
 #include "base/log.hpp"
-#include "pipeline/in_process_pipeline.hpp"
+#include "pipeline/catalog.hpp"
+#include "pipeline/session.hpp"
 
 namespace framecl::pipeline {
 
 void warmPrograms(const config::Config& config, const gpu::GpuContext& gpu, gpu::ProgramCache& programs)
 {
     auto logger = log::get("pipeline");
-    std::set<std::string> kernel_files{copyStage().kernel_file};
-    for (const auto& pipeline : config.pipelines) {
-        auto stages = resolvePipeline(config, pipeline.name);
-        if (!stages) {
-            logger->warn("{}", stages.error().message);
-            continue;
-        }
-        for (const BuiltinStage* stage : *stages)
+    std::set<std::string> kernel_files;
+    for (const auto& pipeline : runnablePipelines(config))
+        for (const BuiltinStage* stage : pipeline.stages)
             kernel_files.insert(stage->kernel_file);
-    }
 
     size_t from_cache = 0, built = 0;
     for (const auto& file : kernel_files) {

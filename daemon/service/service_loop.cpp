@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include <poll.h>
+#include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
@@ -38,67 +38,93 @@ ServiceLoop::ServiceLoop(SystemdNotifier& notifier) : notifier_(notifier)
     const sigset_t set = handledSignals();
     if (pthread_sigmask(SIG_BLOCK, &set, nullptr) != 0)
         fatal("pthread_sigmask");
-    signal_fd_ = signalfd(-1, &set, SFD_CLOEXEC);
-    if (signal_fd_ < 0)
+    // A client that dies mid-write must not kill the daemon with SIGPIPE.
+    std::signal(SIGPIPE, SIG_IGN);
+
+    epoll_fd_.reset(epoll_create1(EPOLL_CLOEXEC));
+    if (!epoll_fd_.valid())
+        fatal("epoll_create1");
+    signal_fd_.reset(signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK));
+    if (!signal_fd_.valid())
         fatal("signalfd");
 
     if (auto interval = notifier_.watchdogInterval()) {
-        watchdog_fd_ = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
-        if (watchdog_fd_ < 0)
+        watchdog_fd_.reset(timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK));
+        if (!watchdog_fd_.valid())
             fatal("timerfd_create");
         const auto usec = interval->count();
         itimerspec spec{};
         spec.it_interval.tv_sec = usec / 1000000;
         spec.it_interval.tv_nsec = (usec % 1000000) * 1000;
         spec.it_value = spec.it_interval;
-        if (timerfd_settime(watchdog_fd_, 0, &spec, nullptr) != 0)
+        if (timerfd_settime(watchdog_fd_.get(), 0, &spec, nullptr) != 0)
             fatal("timerfd_settime");
         log::get("daemon")->info("watchdog: WATCHDOG=1 every {} ms", usec / 1000);
+        watch(watchdog_fd_.get(), [this] {
+            uint64_t expirations = 0;
+            if (read(watchdog_fd_.get(), &expirations, sizeof expirations) == sizeof expirations)
+                notifier_.watchdog();
+        });
     }
 }
 
-ServiceLoop::~ServiceLoop()
+void ServiceLoop::watch(int fd, std::function<void()> on_readable)
 {
-    if (watchdog_fd_ >= 0)
-        close(watchdog_fd_);
-    close(signal_fd_);
+    epoll_event event{};
+    event.events = EPOLLIN;
+    event.data.fd = fd;
+    if (epoll_ctl(epoll_fd_.get(), EPOLL_CTL_ADD, fd, &event) != 0)
+        fatal("epoll_ctl(EPOLL_CTL_ADD)");
+    handlers_[fd] = std::make_shared<std::function<void()>>(std::move(on_readable));
+}
+
+void ServiceLoop::unwatch(int fd)
+{
+    if (handlers_.erase(fd))
+        epoll_ctl(epoll_fd_.get(), EPOLL_CTL_DEL, fd, nullptr);
+}
+
+void ServiceLoop::onSignal(const std::function<std::string()>& reload)
+{
+    signalfd_siginfo info{};
+    while (read(signal_fd_.get(), &info, sizeof info) == sizeof info) {
+        const int signo = int(info.ssi_signo);
+        if (signo == SIGHUP) {
+            log::get("daemon")->info("SIGHUP: reloading the configuration");
+            notifier_.reloading();
+            notifier_.ready(reload());
+            continue;
+        }
+        log::get("daemon")->info("{}: stopping", strsignal(signo));
+        notifier_.stopping();
+        stop_signal_ = signo;
+        return;
+    }
 }
 
 int ServiceLoop::run(const std::function<std::string()>& reload)
 {
-    auto logger = log::get("daemon");
-    pollfd fds[2] = {{signal_fd_, POLLIN, 0}, {watchdog_fd_, POLLIN, 0}};
-    const nfds_t nfds = watchdog_fd_ >= 0 ? 2 : 1;
-
-    for (;;) {
-        if (poll(fds, nfds, -1) < 0) {
+    stop_signal_ = 0;
+    watch(signal_fd_.get(), [this, &reload] { onSignal(reload); });
+    epoll_event events[32];
+    while (stop_signal_ == 0) {
+        const int count = epoll_wait(epoll_fd_.get(), events, 32, -1);
+        if (count < 0) {
             if (errno == EINTR)
                 continue;
-            fatal("poll");
+            fatal("epoll_wait");
         }
-
-        if (nfds == 2 && (fds[1].revents & POLLIN)) {
-            uint64_t expirations = 0;
-            if (read(watchdog_fd_, &expirations, sizeof expirations) == sizeof expirations)
-                notifier_.watchdog();
-        }
-
-        if (fds[0].revents & POLLIN) {
-            signalfd_siginfo info{};
-            if (read(signal_fd_, &info, sizeof info) != sizeof info)
+        for (int i = 0; i < count && stop_signal_ == 0; ++i) {
+            // Looked up per event: an earlier handler of this batch may have unwatched it.
+            auto it = handlers_.find(events[i].data.fd);
+            if (it == handlers_.end())
                 continue;
-            const int signo = int(info.ssi_signo);
-            if (signo == SIGHUP) {
-                logger->info("SIGHUP: reloading the configuration");
-                notifier_.reloading();
-                notifier_.ready(reload());
-                continue;
-            }
-            logger->info("{}: stopping", strsignal(signo));
-            notifier_.stopping();
-            return signo;
+            const auto handler = it->second; // keeps it alive if it unwatches itself
+            (*handler)();
         }
     }
+    unwatch(signal_fd_.get());
+    return stop_signal_;
 }
 
 } // namespace framecl::service

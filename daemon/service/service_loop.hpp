@@ -1,10 +1,16 @@
 #pragma once
-// The daemon's main loop: waits on a signalfd and the watchdog timer. SIGTERM and
-// SIGINT end it; SIGHUP asks the owner to reload. Signals are blocked and read from
-// the signalfd, so handlers run on the main thread with no async-signal-safety limits.
+// The daemon's one event loop (epoll): signals through a signalfd, the watchdog timer,
+// and the fds components register (the ZeroMQ socket, the buffer socket, GPU
+// completions). SIGTERM and SIGINT end it; SIGHUP asks the owner to reload. Signals
+// are blocked and read from the signalfd, so every handler runs on the main thread
+// with no async-signal-safety limits.
 
 #include <functional>
+#include <map>
+#include <memory>
+#include <string>
 
+#include "base/unique_fd.hpp"
 #include "service/systemd_notifier.hpp"
 
 namespace framecl::service {
@@ -14,10 +20,14 @@ public:
     // Blocks SIGTERM, SIGINT and SIGHUP for the calling thread and every thread it
     // starts afterwards: construct it before any other thread exists.
     explicit ServiceLoop(SystemdNotifier& notifier);
-    ~ServiceLoop();
 
     ServiceLoop(const ServiceLoop&) = delete;
     ServiceLoop& operator=(const ServiceLoop&) = delete;
+
+    // Calls `on_readable` on the loop's thread whenever `fd` is readable (level
+    // triggered), until unwatch(fd). A handler may watch and unwatch fds, itself too.
+    void watch(int fd, std::function<void()> on_readable);
+    void unwatch(int fd);
 
     // Runs until SIGTERM or SIGINT. `reload` runs on SIGHUP between RELOADING=1 and
     // READY=1 and returns the status text to announce. Returns the signal that ended
@@ -25,9 +35,14 @@ public:
     int run(const std::function<std::string()>& reload);
 
 private:
+    void onSignal(const std::function<std::string()>& reload);
+
     SystemdNotifier& notifier_;
-    int signal_fd_ = -1;
-    int watchdog_fd_ = -1;
+    UniqueFd epoll_fd_;
+    UniqueFd signal_fd_;
+    UniqueFd watchdog_fd_;
+    std::map<int, std::shared_ptr<std::function<void()>>> handlers_;
+    int stop_signal_ = 0;
 };
 
 } // namespace framecl::service

@@ -43,10 +43,14 @@ void framecl_disconnect(framecl_client* client);
 const char* framecl_last_error(const framecl_client* client);
 
 /* An fd to poll for POLLIN: readable when a done (or a daemon restart) may be waiting.
- * Then call framecl_next_done() with timeout 0 until it returns -EAGAIN. */
+ * Then call framecl_next_done() with timeout 0 until it returns -EAGAIN (or another
+ * error: -ENOTCONN once the daemon has gone away). The fd stays the same for the
+ * client's life, across reconnections; the library closes it. */
 int framecl_fd(const framecl_client* client);
 
-/* The OpenCL device the daemon uses, as Welcome said. */
+/* The OpenCL device the daemon uses, as Welcome said. This text and those of the
+ * pipeline functions below are refreshed when the library reconnects after a daemon
+ * restart: they stay valid until the next call that talks to the daemon. */
 const char* framecl_device(const framecl_client* client);
 
 /* The pipelines the daemon offers: their count, and each one's name and stages
@@ -120,7 +124,10 @@ struct framecl_done {
  * Returns 0 with *done filled, -EAGAIN (timeout 0) or -ETIMEDOUT when none came.
  * If the daemon went away, each frame in flight comes back FRAMECL_FRAME_LOST and the
  * library reconnects, registers the buffers and reopens the sessions, under the same
- * ids. */
+ * ids. Reconnecting is done by the next call that talks to the daemon, including this
+ * one unless timeout_ms is 0; it is retried for up to the connect timeout after the
+ * loss, and once per call after that. While it fails, calls return -ENOTCONN, this one
+ * too (even with -1) once no done is left. */
 int framecl_next_done(framecl_client* client, int timeout_ms, struct framecl_done* done);
 
 /* The daemon's statistics as JSON (docs/protocol.md). *json is the caller's to free(). */

@@ -7,6 +7,7 @@
 #include <stb/stb_image.h>
 
 #include "child_process.hpp"
+#include "daemon_fixture.hpp"
 #include "reference_color.hpp"
 #include "temp_dir.hpp"
 #include "test_env.hpp"
@@ -85,4 +86,28 @@ TEST_CASE("process refuses an input the pipeline cannot take, and says why")
                                dir.path());
     CHECK(run.status.code == 1);
     CHECK(run.err.find("waves.png: color op=abgr_to_y: input must be ABGR8888, got R8") != std::string::npos);
+}
+
+TEST_CASE("process --pipeline copy through a running daemon writes the PNG unchanged")
+{
+    RunningDaemon daemon;
+    const std::string input = requireEnv("FRAMECL_SOURCE_ROOT") + "/tests/data/testcard.png";
+    const auto output = daemon.dir() / "b.png";
+    auto run = runToCompletion({requireEnv("FRAMECL_CLI"), "--socket", daemon.socket().string(), "process",
+                                "--pipeline", "copy", "--in", input, "--out", output.string()},
+                               daemon.dir().path());
+    REQUIRE_MESSAGE(run.status.code == 0, run.err);
+    CHECK(decode(output, 4).pixels == decode(input, 4).pixels);
+}
+
+TEST_CASE("process --pipeline luma through a running daemon matches the CPU reference")
+{
+    RunningDaemon daemon("[[pipeline]]\nname = \"luma\"\nstages = [ { plugin = \"color\", op = \"abgr_to_y\" } ]\n");
+    const std::string input = requireEnv("FRAMECL_SOURCE_ROOT") + "/tests/data/testcard.png";
+    const auto output = daemon.dir() / "luma.png";
+    auto run = runToCompletion({requireEnv("FRAMECL_CLI"), "process", "--socket", daemon.socket().string(),
+                                "--pipeline", "luma", "--in", input, "--out", output.string()},
+                               daemon.dir().path());
+    REQUIRE_MESSAGE(run.status.code == 0, run.err);
+    CHECK(decode(output, 1).pixels == lumaPlane(decode(input, 4).pixels));
 }

@@ -25,6 +25,8 @@ std::string testConfig(const TempDir& dir, const std::string& pipelines)
     return "[daemon]\n"
            "kernel_dirs = [\"" + sourceRoot() + "/kernels\"]\n"
            "cache_dir = \"" + (dir / "cache").string() + "\"\n"
+           "socket = \"" + (dir / "framecl.sock").string() + "\"\n"
+           "buffer_socket = \"" + (dir / "buffers.sock").string() + "\"\n"
            "pipeline_dirs = []\n"
            "[gpu]\n"
            "device = \"auto\"\n" + pipelines;

@@ -7,6 +7,7 @@
 #include "config/config.hpp"
 #include "gpu_test_support.hpp"
 #include "gpu/program_cache.hpp"
+#include "pipeline/catalog.hpp"
 #include "pipeline/in_process_pipeline.hpp"
 #include "reference_color.hpp"
 #include "temp_dir.hpp"
@@ -32,7 +33,8 @@ std::vector<std::filesystem::path> kernelDirs()
 HostImage randomImage(uint32_t fourcc, uint32_t width, uint32_t height, uint32_t seed)
 {
     std::mt19937 random(seed);
-    HostImage image{fourcc, width, height, std::vector<uint8_t>(size_t(width) * height * pipeline::bytesPerPixel(fourcc))};
+    framecl_frame_layout layout{};
+    HostImage image{fourcc, width, height, std::vector<uint8_t>(framecl_packed_layout(fourcc, width, height, &layout))};
     for (auto& byte : image.bytes)
         byte = uint8_t(random());
     return image;

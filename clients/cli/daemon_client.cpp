@@ -1,0 +1,17 @@
+#include "daemon_client.hpp"
+
+namespace framecl::cli {
+
+Result<DaemonClient> connectToDaemon(const DaemonOptions& options)
+{
+    // No --socket: the library looks at $FRAMECL_SOCKET, then its default. Its error
+    // texts name the socket path.
+    const framecl_connect_options connect{options.socket.empty() ? nullptr : options.socket.c_str(),
+                                          options.client_name.c_str(), options.timeout_ms};
+    framecl_client* client = nullptr;
+    if (framecl_connect(&connect, &client) != 0)
+        return fail(framecl_last_error(nullptr));
+    return DaemonClient(client, framecl_disconnect);
+}
+
+} // namespace framecl::cli

@@ -1,0 +1,24 @@
+#include <fmt/format.h>
+
+#include "daemon_commands.hpp"
+
+namespace framecl::cli {
+
+int listPipelines(const DaemonOptions& daemon)
+{
+    auto client = connectToDaemon(daemon);
+    if (!client) {
+        fmt::print(stderr, "framecl: {}\n", client.error().message);
+        return 1;
+    }
+    // As Welcome listed them: `copy` first, then the configured ones this build can run.
+    const framecl_client* c = client->get();
+    for (size_t i = 0; i < framecl_pipeline_count(c); ++i) {
+        fmt::print("{}\n", framecl_pipeline_name(c, i));
+        for (size_t s = 0; s < framecl_pipeline_stage_count(c, i); ++s)
+            fmt::print("  {}. {}\n", s + 1, framecl_pipeline_stage(c, i, s));
+    }
+    return 0;
+}
+
+} // namespace framecl::cli

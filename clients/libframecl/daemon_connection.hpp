@@ -1,0 +1,92 @@
+#pragma once
+// One connection to one running framecld: the ZeroMQ DEALER that carries requests,
+// replies and Dones, and the buffer socket that carries fds (docs/protocol.md, "A
+// client's life", steps 1 and 2). A daemon restart ends a connection; the client then
+// opens a new one (framecl_client.hpp).
+
+#include "base/unique_fd.hpp"
+#include "deadline.hpp"
+#include "failure.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+#include <zmq.hpp>
+
+namespace framecl::clientlib {
+
+struct PipelineInfo {
+    std::string name;
+    std::vector<std::string> stages;
+};
+
+// What Welcome told about the daemon.
+struct DaemonInfo {
+    std::string token;
+    std::string daemon_version;
+    std::string device;
+    std::string buffer_socket;
+    std::vector<PipelineInfo> pipelines;
+};
+
+class DaemonConnection {
+  public:
+    // Checks that something listens at `socket_path`, says Hello, waits for Welcome,
+    // connects the buffer socket Welcome names and binds it with the token. Fails at
+    // once when there is no socket or nobody listens on it; else waits up to
+    // `deadline`. `timeout_ms` only words the error.
+    static Outcome<std::unique_ptr<DaemonConnection>> open(zmq::context_t& context,
+                                                           const std::string& socket_path,
+                                                           const std::string& client_name,
+                                                           Deadline deadline, int timeout_ms);
+
+    DaemonConnection(const DaemonConnection&) = delete;
+    DaemonConnection& operator=(const DaemonConnection&) = delete;
+
+    const DaemonInfo& daemon() const { return daemon_; }
+    // ZMQ_FD: readable when the ZeroMQ socket's state may have changed. Edge-triggered:
+    // it signals again only after receive() has returned nothing.
+    int messageFd() const { return message_fd_; }
+    int bufferSocket() const { return buffer_socket_.get(); }
+
+    // Queues one Envelope on the ZeroMQ socket without waiting.
+    Outcome<void> send(std::span<const uint8_t> envelope);
+    // The next whole message the ZeroMQ socket holds (its last frame: a ROUTER peer
+    // may put an empty delimiter first), or nothing when ZMQ_EVENTS says none is left.
+    std::optional<std::vector<uint8_t>> receive();
+
+    // Sends RegisterBuffers (one fd per registration, in order) on the buffer socket.
+    Outcome<void> sendRegistration(std::span<const uint8_t> envelope, std::span<const int> fds,
+                                   Deadline deadline);
+    // The next RegisterBuffersReply on the buffer socket, its Envelope bytes verified.
+    // An ErrorReply there is a Failure (EINVAL) with its text.
+    Outcome<std::vector<uint8_t>> receiveRegistrationReply(Deadline deadline);
+
+    // False once the daemon has closed the buffer socket, which it does only by going
+    // away. Does not wait.
+    bool alive();
+    // Waits until either socket may need attention, or the deadline.
+    void wait(Deadline deadline) const;
+
+    // Tells the daemon to forget this client at once (Goodbye needs no reply).
+    void sayGoodbye();
+    // For a daemon that is gone: what is still queued is dropped at close, not
+    // lingered over.
+    void abandon();
+
+  private:
+    DaemonConnection(zmq::context_t& context, const std::string& endpoint);
+    Outcome<DaemonInfo> hello(const std::string& socket_path, const std::string& client_name,
+                              Deadline deadline, int timeout_ms);
+    Outcome<void> connectBufferSocket(Deadline deadline);
+
+    zmq::socket_t messages_;
+    int message_fd_ = -1;
+    UniqueFd buffer_socket_;
+    DaemonInfo daemon_;
+};
+
+} // namespace framecl::clientlib

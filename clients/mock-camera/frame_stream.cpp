@@ -1,0 +1,241 @@
+#include "frame_stream.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <set>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "frame_file.hpp"
+#include "shared_frame_buffer.hpp"
+#include "synthetic_frame.hpp"
+
+namespace framecl::mock_camera {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Slot {
+    cli::SharedFrameBuffer input;
+    cli::SharedFrameBuffer output;
+    std::optional<uint64_t> in_flight; // the sequence of the frame it holds, until its Done
+    Clock::time_point submitted;
+};
+
+enum class Wait { Done, TimedOut, Broken };
+
+class FrameStream {
+public:
+    FrameStream(framecl_client* client, const StreamSettings& settings) : client_(client), settings_(settings) {}
+
+    ~FrameStream()
+    {
+        // Failure does not matter here: the daemon closes what is left at Goodbye.
+        if (session_)
+            framecl_close_session(client_, *session_);
+    }
+
+    Result<void> setUp()
+    {
+        const framecl_frame_layout& in = settings_.input;
+        uint32_t session = 0;
+        framecl_frame_layout output{};
+        if (framecl_open_session(client_, settings_.pipeline.c_str(), in.fourcc, in.width, in.height, nullptr, 0,
+                                 &session, &output) != 0)
+            return fail(fmt::format("opening pipeline '{}' for {} {}x{}: {}", settings_.pipeline,
+                                    framecl_format_name(in.fourcc), in.width, in.height, framecl_last_error(client_)));
+        session_ = session;
+        for (uint32_t i = 0; i < settings_.pool; ++i) {
+            auto input = cli::SharedFrameBuffer::create(client_, in, fmt::format("mock-camera-in-{}", i));
+            if (!input)
+                return tl::unexpected(input.error());
+            auto out = cli::SharedFrameBuffer::create(client_, output, fmt::format("mock-camera-out-{}", i));
+            if (!out)
+                return tl::unexpected(out.error());
+            slots_.push_back(Slot{std::move(*input), std::move(*out), std::nullopt, {}});
+        }
+        return {};
+    }
+
+    StreamReport run()
+    {
+        const auto period = settings_.fps > 0 ? std::chrono::duration<double>(1.0 / settings_.fps)
+                                               : std::chrono::duration<double>(0);
+        const auto start = Clock::now();
+        first_submit_ = last_done_ = start;
+        for (uint64_t i = 0; i < settings_.frames; ++i) {
+            Slot& slot = slots_[i % slots_.size()];
+            while (slot.in_flight) {
+                const Wait wait = receiveDone(Clock::now() + std::chrono::milliseconds(settings_.timeout_ms));
+                if (wait == Wait::TimedOut)
+                    return finish(fmt::format("stopping at frame {}: no Done freed a buffer within {} ms (--timeout)",
+                                              i, settings_.timeout_ms));
+                if (wait == Wait::Broken)
+                    return finish(fmt::format("stopping at frame {}: the connection to framecld broke", i));
+            }
+            generateFrame(settings_.input, i, settings_.seed, slot.input.bytes());
+            if (!waitUntil(start + std::chrono::duration_cast<Clock::duration>(period * double(i))))
+                return finish(fmt::format("stopping at frame {}: the connection to framecld broke", i));
+            submit(slot, i);
+        }
+        const auto deadline = Clock::now() + std::chrono::milliseconds(settings_.timeout_ms);
+        while (std::any_of(slots_.begin(), slots_.end(), [](const Slot& s) { return s.in_flight.has_value(); }))
+            if (receiveDone(deadline) != Wait::Done)
+                return finish(fmt::format("gave up waiting for the last frames after {} ms (--timeout)",
+                                          settings_.timeout_ms));
+        return finish({});
+    }
+
+private:
+    void submit(Slot& slot, uint64_t sequence)
+    {
+        const auto now = Clock::now();
+        if (report_.frames++ == 0)
+            first_submit_ = now;
+        if (framecl_submit(client_, *session_, slot.input.id(), slot.output.id(), sequence) != 0) {
+            ++report_.failed;
+            sayOnce(fmt::format("submit: {}", framecl_last_error(client_)));
+            return;
+        }
+        slot.in_flight = sequence;
+        slot.submitted = now;
+    }
+
+    // Takes in the Dones that arrive until `due`, so that their latency is measured when
+    // they come rather than when the next frame is sent. False if the client broke.
+    bool waitUntil(Clock::time_point due)
+    {
+        for (;;) {
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(due - Clock::now());
+            if (left.count() <= 0) {
+                std::this_thread::sleep_until(due); // the part under a millisecond
+                return true;
+            }
+            if (receiveDone(due) == Wait::Broken)
+                return false;
+        }
+    }
+
+    Wait receiveDone(Clock::time_point deadline)
+    {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+        framecl_done done{};
+        const int got = framecl_next_done(client_, int(std::max<int64_t>(left.count(), 0)), &done);
+        if (got == -ETIMEDOUT || got == -EAGAIN)
+            return Wait::TimedOut;
+        if (got != 0) {
+            sayOnce(fmt::format("waiting for frames: {}", framecl_last_error(client_)));
+            return Wait::Broken;
+        }
+        handle(done);
+        return Wait::Done;
+    }
+
+    void handle(const framecl_done& done)
+    {
+        const auto now = Clock::now();
+        Slot& slot = slots_[done.sequence % slots_.size()];
+        if (slot.in_flight != done.sequence) {
+            sayOnce(fmt::format("framecld answered frame {}, which is not in flight", done.sequence));
+            return;
+        }
+        slot.in_flight.reset();
+        last_done_ = now;
+
+        switch (done.status) {
+        case FRAMECL_FRAME_OK:
+            ++report_.ok;
+            // Only processed frames are compared: a refusal (busy) is answered at once
+            // and overtakes the frames before it by design.
+            if (highest_ok_ && done.sequence < *highest_ok_)
+                ++report_.out_of_order;
+            highest_ok_ = std::max(highest_ok_.value_or(0), done.sequence);
+            report_.latency_ms.push_back(std::chrono::duration<double, std::milli>(now - slot.submitted).count());
+            addStageTimes(done);
+            if (settings_.verify && !std::ranges::equal(slot.input.bytes(), slot.output.bytes()))
+                ++report_.mismatches;
+            if (settings_.dump_dir)
+                dump(slot.output, done.sequence);
+            break;
+        case FRAMECL_FRAME_FAILED:
+            ++report_.failed;
+            sayOnce(done.error);
+            break;
+        case FRAMECL_FRAME_DROPPED:
+            ++report_.dropped;
+            break;
+        case FRAMECL_FRAME_BUSY:
+            ++report_.busy;
+            break;
+        case FRAMECL_FRAME_LOST:
+            ++report_.lost;
+            break;
+        }
+    }
+
+    void addStageTimes(const framecl_done& done)
+    {
+        for (uint32_t s = 0; s < done.stage_count && s < FRAMECL_MAX_STAGES; ++s) {
+            const std::string name = done.stages[s].stage;
+            auto it = std::find_if(report_.stages.begin(), report_.stages.end(),
+                                   [&](const StageTimes& stage) { return stage.name == name; });
+            if (it == report_.stages.end())
+                it = report_.stages.insert(report_.stages.end(), StageTimes{name, {}});
+            it->gpu_ns.push_back(done.stages[s].gpu_ns);
+        }
+    }
+
+    void dump(const cli::SharedFrameBuffer& output, uint64_t sequence)
+    {
+        const framecl_frame_layout& layout = output.layout();
+        const char* extension = cli::frameFileExtension(layout.fourcc);
+        const auto file = *settings_.dump_dir / fmt::format("frame-{:06}{}", sequence, extension);
+        const auto written = cli::pngHoldsFormat(layout.fourcc) ? cli::writePngFrame(file, layout, output.bytes())
+                                                                : cli::writeRawFrame(file, layout, output.bytes());
+        if (!written)
+            fmt::print(stderr, "framecl-mock-camera: {}\n", written.error().message);
+    }
+
+    // Frames that never came back count as lost; `stopped` says why, when the stream
+    // did not end normally.
+    StreamReport finish(const std::string& stopped)
+    {
+        if (!stopped.empty())
+            fmt::print(stderr, "framecl-mock-camera: {}\n", stopped);
+        report_.lost += uint64_t(std::count_if(slots_.begin(), slots_.end(),
+                                               [](const Slot& s) { return s.in_flight.has_value(); }));
+        report_.seconds = std::max(0.0, std::chrono::duration<double>(last_done_ - first_submit_).count());
+        return report_;
+    }
+
+    // One line per distinct text, so that a pipeline failing every frame says why once.
+    void sayOnce(const std::string& text)
+    {
+        if (said_.insert(text).second)
+            fmt::print(stderr, "framecl-mock-camera: {}\n", text);
+    }
+
+    framecl_client* client_;
+    const StreamSettings& settings_;
+    std::optional<uint32_t> session_;
+    std::vector<Slot> slots_;
+    StreamReport report_;
+    std::optional<uint64_t> highest_ok_; // the highest sequence that came back ok
+    Clock::time_point first_submit_;
+    Clock::time_point last_done_;
+    std::set<std::string> said_;
+};
+
+} // namespace
+
+Result<StreamReport> streamFrames(framecl_client* client, const StreamSettings& settings)
+{
+    FrameStream stream(client, settings);
+    if (auto ready = stream.setUp(); !ready)
+        return tl::unexpected(ready.error());
+    return stream.run();
+}
+
+} // namespace framecl::mock_camera

@@ -1,0 +1,54 @@
+#pragma once
+// The mock camera's stream: a pool of input and output buffers registered once, frames
+// submitted at a steady rate, each slot reused only after its frame's Done came back.
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <framecl/client.h>
+
+#include "base/result.hpp"
+
+namespace framecl::mock_camera {
+
+struct StreamSettings {
+    std::string pipeline;
+    framecl_frame_layout input;  // tightly packed
+    double fps;                  // 0: as fast as the pool allows
+    uint64_t frames;
+    uint32_t pool;               // slots, each an input and an output buffer
+    uint32_t seed;
+    int timeout_ms;              // the longest wait for one Done
+    std::optional<std::filesystem::path> dump_dir;
+    bool verify;                 // output == input, for the `copy` pipeline
+};
+
+struct StageTimes {
+    std::string name;
+    std::vector<uint64_t> gpu_ns; // one per frame that came back ok
+};
+
+struct StreamReport {
+    uint64_t frames = 0;       // submitted
+    uint64_t ok = 0;
+    uint64_t failed = 0;       // Done said failed, or the submit itself was refused
+    uint64_t lost = 0;         // Done said lost, or no Done came within the timeout
+    uint64_t busy = 0;
+    uint64_t dropped = 0;
+    uint64_t out_of_order = 0; // ok Dones whose sequence is lower than an ok one before
+    uint64_t mismatches = 0;   // with verify: outputs that differ from their input
+    std::vector<double> latency_ms; // submit to Done received, for frames that came back ok
+    std::vector<StageTimes> stages; // in the order the pipeline runs them
+    double seconds = 0;        // from the first submit to the last Done
+};
+
+// Opens the session, streams, waits for the outstanding Dones and closes the session.
+// An error means nothing was streamed (the session or a buffer could not be set up).
+// Failures of single frames are counted in the report, and each distinct error text
+// is printed once to stderr.
+Result<StreamReport> streamFrames(framecl_client* client, const StreamSettings& settings);
+
+} // namespace framecl::mock_camera

@@ -1,0 +1,87 @@
+// framecl-mock-camera: streams synthetic frames through framecld as a camera process
+// would, and reports what came back.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "daemon_client.hpp"
+#include "frame_options.hpp"
+#include "frame_stream.hpp"
+#include "stream_report.hpp"
+
+int main(int argc, char** argv)
+{
+    CLI::App app{"framecl-mock-camera: stream synthetic frames through framecld and report fps, latency and losses"};
+    framecl::mock_camera::StreamSettings settings{};
+    settings.pool = 4;
+    settings.seed = 1;
+    settings.timeout_ms = 5000;
+    std::string format, size, dump_dir;
+    framecl::cli::DaemonOptions daemon{"", 5000, "framecl-mock-camera"};
+    bool json = false;
+    app.add_option("--pipeline,-p", settings.pipeline, "Pipeline name (`copy` always exists)")->required();
+    app.add_option("--format", format, "Pixel format of the frames")
+        ->required()
+        ->check(CLI::IsMember({"nv12", "abgr8888", "r8"}, CLI::ignore_case));
+    app.add_option("--size", size, "Frame size, WIDTHxHEIGHT")->required();
+    app.add_option("--fps", settings.fps, "Frames per second; 0: as fast as the pool allows")
+        ->required()
+        ->check(CLI::NonNegativeNumber);
+    app.add_option("--frames", settings.frames, "Frames to send")->required()->check(CLI::PositiveNumber);
+    app.add_option("--pool", settings.pool, "Input and output buffers: at most this many frames in flight")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    app.add_option("--socket", daemon.socket,
+                   "framecld's socket (default: $FRAMECL_SOCKET, else " FRAMECL_DEFAULT_SOCKET ")");
+    app.add_option("--timeout", settings.timeout_ms,
+                   "Milliseconds to wait for framecld: to connect, per request, for a frame's Done")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    app.add_option("--name", daemon.client_name, "Client name, as [[client_class]] match_name sees it")
+        ->capture_default_str();
+    app.add_option("--dump", dump_dir,
+                   "Write every output frame here, as frame-000123.png (or .raw); encoding on the stream's thread "
+                   "slows it and adds to the latency");
+    app.add_option("--seed", settings.seed, "Seed of the frames' noise")->capture_default_str();
+    app.add_flag("--verify", settings.verify, "With the copy pipeline: check each output equals its input");
+    app.add_flag("--json", json, "Print the summary as one JSON object");
+    CLI11_PARSE(app, argc, argv);
+
+    if (settings.verify && settings.pipeline != "copy") {
+        fmt::print(stderr, "framecl-mock-camera: --verify is only available for the copy pipeline, whose output "
+                           "equals its input\n");
+        return 2;
+    }
+    auto frame = framecl::cli::packedFrame(format, size);
+    if (!frame) {
+        fmt::print(stderr, "framecl-mock-camera: {}\n", frame.error().message);
+        return 2;
+    }
+    settings.input = frame->layout;
+    daemon.timeout_ms = settings.timeout_ms;
+    if (!dump_dir.empty()) {
+        std::error_code ec;
+        std::filesystem::create_directories(dump_dir, ec);
+        if (ec) {
+            fmt::print(stderr, "framecl-mock-camera: {}: {}\n", dump_dir, ec.message());
+            return 1;
+        }
+        settings.dump_dir = dump_dir;
+    }
+
+    auto client = framecl::cli::connectToDaemon(daemon);
+    if (!client) {
+        fmt::print(stderr, "framecl-mock-camera: {}\n", client.error().message);
+        return 1;
+    }
+    auto report = framecl::mock_camera::streamFrames(client->get(), settings);
+    if (!report) {
+        fmt::print(stderr, "framecl-mock-camera: {}\n", report.error().message);
+        return 1;
+    }
+    if (json)
+        fmt::print("{}\n", framecl::mock_camera::reportJson(*report, settings).dump());
+    else
+        framecl::mock_camera::printReportText(*report, settings);
+    const bool all_ok = report->ok == settings.frames && (!settings.verify || report->mismatches == 0);
+    return all_ok ? 0 : 1;
+}

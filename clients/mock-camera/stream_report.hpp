@@ -1,0 +1,19 @@
+#pragma once
+// The mock camera's summary of a stream: counts, achieved rate, latency percentiles and
+// the median GPU time of each stage, as text or as one JSON object on stdout.
+
+#include <nlohmann/json.hpp>
+
+#include "frame_stream.hpp"
+
+namespace framecl::mock_camera {
+
+// Fields: frames, ok, failed, lost, busy, dropped, out_of_order, fps (ok frames per
+// second from the first submit to the last Done), latency_ms {p50, p99, max} (null
+// when no frame came back ok), stages [{name, gpu_ms_median}], and mismatches with
+// verification on.
+nlohmann::json reportJson(const StreamReport& report, const StreamSettings& settings);
+
+void printReportText(const StreamReport& report, const StreamSettings& settings);
+
+} // namespace framecl::mock_camera

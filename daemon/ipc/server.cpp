@@ -1,0 +1,325 @@
+// Sockets, routing and client lifetime. Requests are in client_requests.cpp, buffer
+// registration in buffer_registration.cpp, frames in frames.cpp.
+#include "ipc/server.hpp"
+
+#include <cstring>
+
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/timerfd.h>
+#include <sys/un.h>
+
+#include <fmt/format.h>
+
+#include "base/log.hpp"
+#include "framecl_build_config.h"
+#include "envelope.hpp"
+#include "ipc/socket_files.hpp"
+
+namespace framecl::ipc {
+namespace {
+
+// ZeroMQ drops larger messages: no request needs more.
+constexpr int64_t max_message_bytes = 64 * 1024;
+// A client that never connected its buffer socket is forgotten after this silence.
+constexpr auto silent_client_expiry = std::chrono::seconds(30);
+
+std::string randomToken()
+{
+    uint8_t bytes[16];
+    size_t filled = 0;
+    while (filled < sizeof bytes) {
+        const ssize_t got = getrandom(bytes + filled, sizeof bytes - filled, 0);
+        if (got > 0)
+            filled += size_t(got);
+    }
+    std::string token;
+    for (uint8_t byte : bytes)
+        token += fmt::format("{:02x}", byte);
+    return token;
+}
+
+} // namespace
+
+Server::Server(const config::Config& config, const gpu::GpuContext& gpu, gpu::ProgramCache& programs,
+               service::ServiceLoop& loop, PeerAccess access)
+    : config_(config), gpu_(gpu), programs_(programs), loop_(loop), access_(std::move(access)),
+      pipelines_(pipeline::runnablePipelines(config)), zmq_context_(1), router_(zmq_context_, zmq::socket_type::router),
+      started_(std::chrono::steady_clock::now())
+{
+}
+
+Result<std::unique_ptr<Server>> Server::start(const config::Config& config, const gpu::GpuContext& gpu,
+                                              gpu::ProgramCache& programs, service::ServiceLoop& loop)
+{
+    auto access = PeerAccess::fromConfig(config.daemon);
+    if (!access)
+        return tl::unexpected(access.error());
+    std::unique_ptr<Server> server(new Server(config, gpu, programs, loop, std::move(*access)));
+    if (auto bound = server->bind(); !bound)
+        return tl::unexpected(bound.error());
+    return server;
+}
+
+Result<void> Server::bind()
+{
+    const auto& daemon = config_.daemon;
+    if (auto ready = prepareSocketPath(daemon.socket, SOCK_STREAM); !ready)
+        return ready;
+    if (auto ready = prepareSocketPath(daemon.buffer_socket, SOCK_SEQPACKET); !ready)
+        return ready;
+
+    // Created with no access for others, then opened to the group: never a moment
+    // where the sockets are wider open than configured.
+    const mode_t old_mask = umask(0177);
+    router_.set(zmq::sockopt::maxmsgsize, max_message_bytes);
+    router_.set(zmq::sockopt::linger, 0);
+    try {
+        router_.bind("ipc://" + daemon.socket.string());
+    } catch (const zmq::error_t& e) {
+        umask(old_mask);
+        return fail(fmt::format("{}: cannot listen: {}", daemon.socket.string(), e.what()));
+    }
+
+    buffer_listener_.reset(socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    std::strncpy(address.sun_path, daemon.buffer_socket.c_str(), sizeof address.sun_path - 1);
+    const bool listening = buffer_listener_.valid() &&
+                           ::bind(buffer_listener_.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
+                           listen(buffer_listener_.get(), 16) == 0;
+    const int bind_errno = errno;
+    umask(old_mask);
+    if (!listening)
+        return fail(fmt::format("{}: cannot listen: {}", daemon.buffer_socket.string(), std::strerror(bind_errno)));
+
+    for (const auto& path : {daemon.socket, daemon.buffer_socket})
+        if (auto access = setSocketAccess(path, daemon.socket_group); !access)
+            return access;
+
+    loop_.watch(router_.get(zmq::sockopt::fd), [this] { drainMessages(); });
+    loop_.watch(buffer_listener_.get(), [this] { acceptBufferConnection(); });
+    loop_.watch(completions_.fd(), [this] { onCompletions(); });
+
+    housekeeping_timer_.reset(timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK));
+    itimerspec every_5s{{5, 0}, {5, 0}};
+    timerfd_settime(housekeeping_timer_.get(), 0, &every_5s, nullptr);
+    loop_.watch(housekeeping_timer_.get(), [this] { expireSilentClients(); });
+
+    log::get("ipc")->info("listening on ipc://{} (buffers: {})", daemon.socket.string(), daemon.buffer_socket.string());
+    return {};
+}
+
+Server::~Server()
+{
+    loop_.unwatch(router_.get(zmq::sockopt::fd));
+    loop_.unwatch(buffer_listener_.get());
+    loop_.unwatch(completions_.fd());
+    loop_.unwatch(housekeeping_timer_.get());
+    for (auto& [fd, connection] : unbound_connections_)
+        loop_.unwatch(fd);
+    for (auto& [token, client] : clients_)
+        if (client.buffer_connection.valid())
+            loop_.unwatch(client.buffer_connection.get());
+    router_.close();
+    ::unlink(config_.daemon.socket.c_str());
+    ::unlink(config_.daemon.buffer_socket.c_str());
+}
+
+Result<void> Server::reload(const config::Config& config)
+{
+    auto access = PeerAccess::fromConfig(config.daemon);
+    if (!access)
+        return tl::unexpected(access.error());
+    if (config.daemon.socket != config_.daemon.socket || config.daemon.buffer_socket != config_.daemon.buffer_socket)
+        log::get("ipc")->warn("reload: a change of daemon.socket or daemon.buffer_socket takes effect on restart");
+    const auto sockets = std::make_pair(config_.daemon.socket, config_.daemon.buffer_socket);
+    config_ = config;
+    std::tie(config_.daemon.socket, config_.daemon.buffer_socket) = sockets;
+    access_ = std::move(*access);
+    pipelines_ = pipeline::runnablePipelines(config_);
+    return {};
+}
+
+void Server::drainMessages()
+{
+    // ZMQ_FD only signals that the socket's state may have changed: keep reading until
+    // ZMQ_EVENTS says nothing is left, or a message could sit unseen.
+    while (router_.get(zmq::sockopt::events) & ZMQ_POLLIN) {
+        std::vector<zmq::message_t> parts;
+        if (!zmq::recv_multipart(router_, std::back_inserter(parts), zmq::recv_flags::dontwait))
+            break;
+        if (parts.size() != 2) {
+            log::get("ipc")->debug("dropped a message of {} parts (expected identity and body)", parts.size());
+            continue;
+        }
+        handleMessage(parts[0].to_string(), {parts[1].data<uint8_t>(), parts[1].size()});
+    }
+}
+
+void Server::send(const std::string& identity, std::span<const uint8_t> bytes)
+{
+    try {
+        router_.send(zmq::buffer(identity), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
+        router_.send(zmq::buffer(bytes.data(), bytes.size()), zmq::send_flags::dontwait);
+    } catch (const zmq::error_t& e) {
+        log::get("ipc")->debug("send to a client failed: {}", e.what());
+    }
+}
+
+void Server::sendError(const std::string& identity, uint32_t request_id, const std::string& message)
+{
+    log::get("ipc")->debug("error reply: {}", message);
+    flatbuffers::FlatBufferBuilder builder;
+    send(identity, protocol::finishEnvelope(builder, wire::CreateErrorReplyDirect(builder, request_id, message.c_str())));
+}
+
+void Server::sendAck(const std::string& identity, uint32_t request_id)
+{
+    flatbuffers::FlatBufferBuilder builder;
+    send(identity, protocol::finishEnvelope(builder, wire::CreateAck(builder, request_id)));
+}
+
+void Server::handleMessage(const std::string& identity, std::span<const uint8_t> bytes)
+{
+    const wire::Envelope* envelope = protocol::verifiedEnvelope(bytes);
+    if (!envelope) {
+        sendError(identity, 0, fmt::format("malformed message ({} bytes): not a framecl Envelope", bytes.size()));
+        return;
+    }
+    if (const auto* hello = envelope->message_as_Hello()) {
+        onHello(identity, *hello);
+        return;
+    }
+    ClientState* client = clientByIdentity(identity);
+    if (!client) {
+        sendError(identity, 0, "say Hello first");
+        return;
+    }
+    client->last_seen = std::chrono::steady_clock::now();
+    switch (envelope->message_type()) {
+    case wire::Message::Submit:
+        onSubmit(*client, *envelope->message_as_Submit());
+        break;
+    case wire::Message::OpenSession:
+        onOpenSession(*client, *envelope->message_as_OpenSession());
+        break;
+    case wire::Message::CloseSession:
+        onCloseSession(*client, *envelope->message_as_CloseSession());
+        break;
+    case wire::Message::ReleaseBuffers:
+        onReleaseBuffers(*client, *envelope->message_as_ReleaseBuffers());
+        break;
+    case wire::Message::StatsRequest:
+        onStats(*client, *envelope->message_as_StatsRequest());
+        break;
+    case wire::Message::Goodbye:
+        dropClient(client->token, false);
+        break;
+    default:
+        sendError(identity, 0,
+                  fmt::format("{} is not a request a client may send", wire::EnumNameMessage(envelope->message_type())));
+    }
+}
+
+void Server::onHello(const std::string& identity, const wire::Hello& hello)
+{
+    auto logger = log::get("ipc");
+    if (hello.protocol_version() != protocol::protocol_version) {
+        sendError(identity, 0, fmt::format("protocol version {} is not supported; this framecld speaks version {}",
+                                           hello.protocol_version(), protocol::protocol_version));
+        return;
+    }
+    if (clientByIdentity(identity)) {
+        sendError(identity, 0, "Hello was already said on this connection");
+        return;
+    }
+    if (clients_.size() >= config_.limits.max_clients) {
+        sendError(identity, 0, fmt::format("framecld serves limits.max_clients = {} clients already",
+                                           config_.limits.max_clients));
+        return;
+    }
+
+    ClientState client;
+    client.token = randomToken();
+    client.identity = identity;
+    client.name = hello.client_name() ? hello.client_name()->str() : "";
+    client.last_seen = std::chrono::steady_clock::now();
+
+    flatbuffers::FlatBufferBuilder builder;
+    std::vector<flatbuffers::Offset<wire::PipelineInfo>> pipelines;
+    for (const auto& entry : pipelines_) {
+        std::vector<std::string> stages;
+        for (const auto* stage : entry.stages)
+            stages.push_back(stage->name());
+        pipelines.push_back(wire::CreatePipelineInfo(builder, builder.CreateString(entry.name),
+                                                     builder.CreateVectorOfStrings(stages)));
+    }
+    const std::string device = gpu_.capabilities().name;
+    auto welcome = wire::CreateWelcomeDirect(builder, protocol::protocol_version, client.token.c_str(),
+                                             FRAMECL_VERSION, device.c_str(),
+                                             config_.daemon.buffer_socket.c_str(), &pipelines);
+    logger->info("client '{}' connected ({} clients)", client.name, clients_.size() + 1);
+    const std::string token = client.token;
+    clients_.emplace(token, std::move(client));
+    send(identity, protocol::finishEnvelope(builder, welcome));
+}
+
+ClientState* Server::clientByIdentity(const std::string& identity)
+{
+    for (auto& [token, client] : clients_)
+        if (client.identity == identity)
+            return &client;
+    return nullptr;
+}
+
+ClientState* Server::clientByToken(const std::string& token)
+{
+    auto it = clients_.find(token);
+    return it == clients_.end() ? nullptr : &it->second;
+}
+
+ClientState* Server::clientByConnection(int fd)
+{
+    for (auto& [token, client] : clients_)
+        if (client.buffer_connection.get() == fd)
+            return &client;
+    return nullptr;
+}
+
+void Server::expireSilentClients()
+{
+    uint64_t expirations = 0;
+    [[maybe_unused]] ssize_t got = read(housekeeping_timer_.get(), &expirations, sizeof expirations);
+    const auto now = std::chrono::steady_clock::now();
+    std::vector<std::string> silent;
+    for (const auto& [token, client] : clients_)
+        if (!client.buffer_connection.valid() && client.in_flight == 0 && now - client.last_seen > silent_client_expiry)
+            silent.push_back(token);
+    for (const auto& token : silent)
+        dropClient(token, true);
+}
+
+void Server::dropClient(const std::string& token, bool disconnected)
+{
+    auto it = clients_.find(token);
+    if (it == clients_.end())
+        return;
+    ClientState& client = it->second;
+    // Counted only when something was left behind: a client that held nothing freed
+    // nothing, whichever of its two sockets the daemon saw close first.
+    if (disconnected && (!client.buffers.empty() || !client.sessions.empty())) {
+        ++released_.clients;
+        released_.buffers += client.buffers.size();
+        released_.sessions += client.sessions.size();
+    }
+    log::get("ipc")->info("client '{}' {}: released {} buffers and {} sessions{}", client.name,
+                          disconnected ? "went away" : "said goodbye", client.buffers.size(), client.sessions.size(),
+                          client.in_flight ? fmt::format(" ({} frames still on the GPU)", client.in_flight) : "");
+    if (client.buffer_connection.valid())
+        loop_.unwatch(client.buffer_connection.get());
+    clients_.erase(it); // frames in flight keep their buffers and session until they end
+}
+
+} // namespace framecl::ipc

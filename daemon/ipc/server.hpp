@@ -1,0 +1,128 @@
+#pragma once
+// framecld's side of docs/protocol.md: the ZeroMQ ROUTER, the buffer socket, the
+// clients, their buffers and sessions, and frames from Submit to Done.
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <zmq.hpp>
+#include <zmq_addon.hpp>
+
+#include "base/result.hpp"
+#include "base/unique_fd.hpp"
+#include "config/config.hpp"
+#include "framecl_generated.h"
+#include "gpu/context.hpp"
+#include "gpu/program_cache.hpp"
+#include "ipc/client_state.hpp"
+#include "ipc/completion_queue.hpp"
+#include "ipc/peer_access.hpp"
+#include "pipeline/catalog.hpp"
+#include "service/service_loop.hpp"
+
+namespace framecl::ipc {
+
+class Server {
+public:
+    // Binds both sockets and registers them with `loop`. Fails (with the reason) if
+    // a socket cannot be bound, e.g. because another framecld serves the path.
+    static Result<std::unique_ptr<Server>> start(const config::Config& config, const gpu::GpuContext& gpu,
+                                                 gpu::ProgramCache& programs, service::ServiceLoop& loop);
+    ~Server(); // unbinds and removes the socket files
+
+    // New pipelines, limits and allowed peers for what comes next; open sessions keep
+    // the pipelines they were opened with. Socket paths change only at restart.
+    Result<void> reload(const config::Config& config);
+
+    // Waits for every frame in flight and sends its Done: SIGTERM drains, it does not
+    // drop. Bounded by `timeout`.
+    void drain(std::chrono::milliseconds timeout);
+
+    size_t pipelineCount() const { return pipelines_.size(); }
+
+private:
+    struct InFlightFrame {
+        std::string token; // the client, if it still exists when the frame completes
+        uint32_t session_id;
+        uint64_t sequence;
+        std::shared_ptr<pipeline::Session> session;
+        std::shared_ptr<memory::ImportedBuffer> input;
+        std::shared_ptr<memory::ImportedBuffer> output;
+        pipeline::EnqueuedFrame frame;
+        uint64_t queued_ns;
+        uint64_t start_ns;
+    };
+    struct DoneFields {
+        wire::FrameStatus status;
+        std::string error;
+        uint64_t queued_ns = 0, start_ns = 0, end_ns = 0;
+        std::vector<std::pair<std::string, uint64_t>> stages;
+    };
+    struct ReleasedOnDisconnect {
+        uint64_t clients = 0, buffers = 0, sessions = 0;
+    };
+
+    Server(const config::Config& config, const gpu::GpuContext& gpu, gpu::ProgramCache& programs,
+           service::ServiceLoop& loop, PeerAccess access);
+    Result<void> bind();
+
+    // The ZeroMQ socket: every pending message, each handled in turn.
+    void drainMessages();
+    void handleMessage(const std::string& identity, std::span<const uint8_t> bytes);
+    void send(const std::string& identity, std::span<const uint8_t> bytes);
+    void sendError(const std::string& identity, uint32_t request_id, const std::string& message);
+    void sendAck(const std::string& identity, uint32_t request_id);
+
+    void onHello(const std::string& identity, const wire::Hello& hello);
+    void onOpenSession(ClientState& client, const wire::OpenSession& request);
+    void onCloseSession(ClientState& client, const wire::CloseSession& request);
+    void onReleaseBuffers(ClientState& client, const wire::ReleaseBuffers& request);
+    void onStats(ClientState& client, const wire::StatsRequest& request);
+    void onSubmit(ClientState& client, const wire::Submit& submit);
+    void sendDone(const std::string& identity, uint32_t session, uint64_t sequence, const DoneFields& done);
+
+    // The buffer socket.
+    void acceptBufferConnection();
+    void onBufferPacket(int fd);
+    void registerBuffers(ClientState& client, const wire::RegisterBuffers& request, std::vector<UniqueFd>& fds,
+                         flatbuffers::FlatBufferBuilder& reply);
+    void refuseBufferConnection(int fd, const std::string& reason);
+    void closeBufferConnection(int fd);
+
+    void onCompletions();
+    void completeFrame(uint64_t serial, cl_int status);
+    void expireSilentClients();
+    void dropClient(const std::string& token, bool disconnected);
+
+    ClientState* clientByIdentity(const std::string& identity);
+    ClientState* clientByToken(const std::string& token);
+    ClientState* clientByConnection(int fd);
+    std::string statsJson() const;
+
+    config::Config config_;
+    const gpu::GpuContext& gpu_;
+    gpu::ProgramCache& programs_;
+    service::ServiceLoop& loop_;
+    PeerAccess access_;
+    std::vector<pipeline::PipelineEntry> pipelines_;
+
+    zmq::context_t zmq_context_;
+    zmq::socket_t router_;
+    UniqueFd buffer_listener_;
+    std::map<int, UniqueFd> unbound_connections_; // accepted, before their first RegisterBuffers
+    UniqueFd housekeeping_timer_;
+
+    std::map<std::string, ClientState> clients_; // by token
+    CompletionQueue completions_;
+    std::map<uint64_t, InFlightFrame> in_flight_;
+    uint64_t next_frame_serial_ = 1;
+    ReleasedOnDisconnect released_;
+    std::chrono::steady_clock::time_point started_;
+};
+
+} // namespace framecl::ipc

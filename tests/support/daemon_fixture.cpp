@@ -1,0 +1,48 @@
+#include "daemon_fixture.hpp"
+
+#include <doctest/doctest.h>
+
+#include "test_env.hpp"
+
+using namespace std::chrono_literals;
+
+namespace framecl::test {
+
+RunningDaemon::RunningDaemon(const std::string& extra_toml, const std::string& daemon_keys)
+    : socket_(dir_ / "framecl.sock")
+{
+    const std::string base = "[daemon]\n"
+                             "socket = \"" + socket_.string() + "\"\n"
+                             "buffer_socket = \"" + (dir_ / "buffers.sock").string() + "\"\n"
+                             "kernel_dirs = [\"" + (requireSourceRoot() / "kernels").string() + "\"]\n"
+                             "cache_dir = \"" + (dir_ / "cache").string() + "\"\n"
+                             "pipeline_dirs = []\n" + daemon_keys + "\n";
+    config_ = dir_.write("framecld.toml", base + extra_toml);
+    notify_ = std::make_unique<NotifySocket>(dir_ / "notify.sock");
+    start();
+}
+
+RunningDaemon::~RunningDaemon()
+{
+    if (process_)
+        stop(SIGKILL);
+}
+
+void RunningDaemon::start()
+{
+    process_ = std::make_unique<ChildProcess>(
+        std::vector<std::string>{requireEnv("FRAMECL_DAEMON"), "--config", config_.string()},
+        std::map<std::string, std::string>{{"NOTIFY_SOCKET", notify_->path().string()}}, dir_.path());
+    const auto ready = notify_->waitFor("READY=1", 60s);
+    REQUIRE_MESSAGE(ready, "framecld did not become ready:\n" << process_->stderrText());
+}
+
+void RunningDaemon::stop(int signo)
+{
+    process_->signal(signo);
+    const auto status = process_->wait(30s);
+    REQUIRE_MESSAGE(status, "framecld did not stop after signal " << signo);
+    process_.reset();
+}
+
+} // namespace framecl::test

@@ -1,0 +1,44 @@
+#pragma once
+// A real framecld for integration tests: its own config, sockets and cache in a
+// temporary directory, started and stopped as a service manager would, with its
+// readiness read from a notify socket the test owns.
+
+#include <csignal>
+#include <filesystem>
+#include <memory>
+#include <string>
+
+#include "child_process.hpp"
+#include "notify_socket.hpp"
+#include "temp_dir.hpp"
+
+namespace framecl::test {
+
+class RunningDaemon {
+public:
+    // Writes the config — [daemon] with the paths inside the temp dir and
+    // `daemon_keys`, then `extra_toml` — and starts the daemon; returns once it said
+    // READY=1.
+    explicit RunningDaemon(const std::string& extra_toml = "", const std::string& daemon_keys = "");
+    ~RunningDaemon();
+
+    const std::filesystem::path& socket() const { return socket_; }
+    const TempDir& dir() const { return dir_; }
+    pid_t pid() const { return process_ ? process_->pid() : -1; }
+
+    // SIGKILL (a crash) or SIGTERM (a clean stop), then wait for the exit.
+    void stop(int signo = SIGTERM);
+    // Starts it again on the same config and sockets; returns once READY=1.
+    void start();
+
+    std::string log() const { return process_ ? process_->stderrText() : ""; }
+
+private:
+    TempDir dir_;
+    std::filesystem::path config_;
+    std::filesystem::path socket_;
+    std::unique_ptr<NotifySocket> notify_;
+    std::unique_ptr<ChildProcess> process_;
+};
+
+} // namespace framecl::test

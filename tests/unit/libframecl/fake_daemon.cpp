@@ -1,0 +1,253 @@
+#include "fake_daemon.hpp"
+
+#include "envelope.hpp"
+#include "fd_passing.hpp"
+
+#include <cstring>
+#include <poll.h>
+#include <stdexcept>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+namespace framecl::test {
+
+namespace {
+
+namespace wire = framecl::wire;
+using protocol::finishEnvelope;
+
+UniqueFd listenSeqpacket(const std::string& path)
+{
+    UniqueFd listener(socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    std::strncpy(address.sun_path, path.c_str(), sizeof address.sun_path - 1);
+    if (!listener.valid() ||
+        bind(listener.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
+        listen(listener.get(), 4) != 0)
+        throw std::runtime_error("fake daemon: cannot listen at " + path + ": " +
+                                 std::strerror(errno));
+    return listener;
+}
+
+std::string str(const flatbuffers::String* string)
+{
+    return string ? string->str() : std::string();
+}
+
+} // namespace
+
+FakeDaemon::FakeDaemon(std::filesystem::path directory) : directory_(std::move(directory)) {}
+
+FakeDaemon::~FakeDaemon()
+{
+    stop();
+}
+
+void FakeDaemon::start(FakeDaemonBehaviour behaviour)
+{
+    stop();
+    ++runs_;
+    {
+        std::lock_guard lock(mutex_);
+        token_ = "token-" + std::to_string(runs_);
+        log_ = {};
+    }
+    context_ = std::make_unique<zmq::context_t>(1);
+    zmq::socket_t router(*context_, zmq::socket_type::router);
+    router.set(zmq::sockopt::linger, 0);
+    router.bind("ipc://" + socketPath());
+    UniqueFd listener = listenSeqpacket((directory_ / "buffers.sock").string());
+    stopping_ = false;
+    thread_ = std::thread(&FakeDaemon::serve, this, std::move(router), std::move(listener),
+                          std::move(behaviour), uint32_t(100 * runs_ + 1));
+}
+
+void FakeDaemon::stop()
+{
+    if (!thread_.joinable()) return;
+    stopping_ = true;
+    thread_.join();
+    context_.reset();
+    std::filesystem::remove(directory_ / "buffers.sock");
+}
+
+std::string FakeDaemon::token() const
+{
+    std::lock_guard lock(mutex_);
+    return token_;
+}
+
+FakeDaemonLog FakeDaemon::log() const
+{
+    std::lock_guard lock(mutex_);
+    return log_;
+}
+
+void FakeDaemon::serve(zmq::socket_t router, UniqueFd listener, FakeDaemonBehaviour behaviour,
+                       uint32_t first_session)
+{
+    const std::string token = this->token();
+    uint32_t next_session = first_session;
+    UniqueFd connection;
+    flatbuffers::FlatBufferBuilder builder;
+
+    auto reply = [&](const zmq::message_t& identity, std::span<const uint8_t> envelope) {
+        router.send(zmq::buffer(identity.data(), identity.size()), zmq::send_flags::sndmore);
+        router.send(zmq::buffer(envelope.data(), envelope.size()), zmq::send_flags::none);
+    };
+
+    auto answerMessage = [&](const zmq::message_t& identity, const wire::Envelope& envelope) {
+        builder.Clear();
+        std::lock_guard lock(mutex_);
+        switch (envelope.message_type()) {
+        case wire::Message::Hello: {
+            log_.hello_names.push_back(str(envelope.message_as_Hello()->client_name()));
+            if (!behaviour.hello_error.empty()) {
+                reply(identity,
+                      finishEnvelope(builder, wire::CreateErrorReplyDirect(
+                                                  builder, 0, behaviour.hello_error.c_str())));
+                break;
+            }
+            const std::vector<flatbuffers::Offset<flatbuffers::String>> stages{
+                builder.CreateString("copy")};
+            const std::vector<flatbuffers::Offset<wire::PipelineInfo>> pipelines{
+                wire::CreatePipelineInfo(builder, builder.CreateString("copy"),
+                                         builder.CreateVector(stages))};
+            reply(identity,
+                  finishEnvelope(builder, wire::CreateWelcomeDirect(
+                                              builder, protocol::protocol_version, token.c_str(),
+                                              "0.1.0", "fake device (host-ptr)",
+                                              (directory_ / "buffers.sock").c_str(), &pipelines)));
+            break;
+        }
+        case wire::Message::OpenSession: {
+            const auto* open = envelope.message_as_OpenSession();
+            const std::string pipeline = str(open->pipeline());
+            log_.opened_pipelines.push_back(pipeline);
+            if (pipeline != "copy") {
+                reply(identity, finishEnvelope(
+                                    builder, wire::CreateErrorReplyDirect(
+                                                 builder, open->request_id(),
+                                                 ("unknown pipeline '" + pipeline + "'").c_str())));
+                break;
+            }
+            log_.opened_sessions.push_back(next_session);
+            const auto output = wire::CreateFrameLayout(
+                builder, open->input()->fourcc(), open->input()->width(), open->input()->height());
+            reply(identity, finishEnvelope(builder, wire::CreateSessionOpenedDirect(
+                                                        builder, open->request_id(), next_session++,
+                                                        output, "off")));
+            break;
+        }
+        case wire::Message::CloseSession:
+            reply(identity,
+                  finishEnvelope(
+                      builder,
+                      wire::CreateAck(builder, envelope.message_as_CloseSession()->request_id())));
+            break;
+        case wire::Message::ReleaseBuffers:
+            reply(identity,
+                  finishEnvelope(builder,
+                                 wire::CreateAck(
+                                     builder, envelope.message_as_ReleaseBuffers()->request_id())));
+            break;
+        case wire::Message::StatsRequest:
+            reply(identity,
+                  finishEnvelope(builder,
+                                 wire::CreateStatsReplyDirect(
+                                     builder, envelope.message_as_StatsRequest()->request_id(),
+                                     R"({"daemon": {"version": "0.1.0"}})")));
+            break;
+        case wire::Message::Submit: {
+            const auto* submit = envelope.message_as_Submit();
+            log_.submits.push_back({submit->session(), submit->input_buffer(),
+                                    submit->output_buffer(), submit->sequence()});
+            if (!behaviour.answer_submits) break;
+            const std::vector<flatbuffers::Offset<wire::StageTime>> stages{
+                wire::CreateStageTimeDirect(builder, "copy", 1000)};
+            reply(identity,
+                  finishEnvelope(builder, wire::CreateDoneDirect(
+                                              builder, submit->session(), submit->sequence(),
+                                              wire::FrameStatus::Ok, nullptr, 1, 2, 3, &stages)));
+            break;
+        }
+        case wire::Message::Goodbye:
+            ++log_.goodbyes;
+            break;
+        default:
+            break;
+        }
+    };
+
+    auto answerRegistration = [&](protocol::Packet& packet) {
+        const wire::Envelope* envelope = protocol::verifiedEnvelope(packet.bytes);
+        if (!envelope || !envelope->message_as_RegisterBuffers()) return;
+        const auto* registration = envelope->message_as_RegisterBuffers();
+        builder.Clear();
+        std::lock_guard lock(mutex_);
+        log_.register_tokens.push_back(str(registration->token()));
+        std::vector<flatbuffers::Offset<wire::BufferResult>> results;
+        if (const auto* buffers = registration->buffers()) {
+            for (uint32_t i = 0; i < buffers->size(); ++i) {
+                const auto* buffer = buffers->Get(i);
+                struct stat status {};
+                if (i < packet.fds.size()) fstat(packet.fds[i].get(), &status);
+                log_.registrations.push_back({buffer->id(), buffer->layout()->fourcc(),
+                                              buffer->layout()->width(), buffer->layout()->height(),
+                                              status.st_ino});
+                results.push_back(
+                    behaviour.buffer_error.empty()
+                        ? wire::CreateBufferResultDirect(builder, buffer->id(), nullptr, "host-ptr")
+                        : wire::CreateBufferResultDirect(builder, buffer->id(),
+                                                         behaviour.buffer_error.c_str()));
+            }
+        }
+        const auto envelope_bytes = finishEnvelope(
+            builder, wire::CreateRegisterBuffersReply(builder, builder.CreateVector(results)));
+        (void)protocol::sendPacket(connection.get(), envelope_bytes);
+    };
+
+    while (!stopping_) {
+        std::vector<zmq::pollitem_t> items{{router.handle(), 0, ZMQ_POLLIN, 0},
+                                           {nullptr, listener.get(), ZMQ_POLLIN, 0},
+                                           {nullptr, connection.get(), ZMQ_POLLIN, 0}};
+        zmq::poll(items, std::chrono::milliseconds(10));
+        if (items[0].revents & ZMQ_POLLIN) {
+            zmq::message_t identity;
+            while (router.recv(identity, zmq::recv_flags::dontwait)) {
+                zmq::message_t payload;
+                while (router.get(zmq::sockopt::rcvmore))
+                    (void)router.recv(payload, zmq::recv_flags::dontwait);
+                const std::vector<uint8_t> bytes(payload.data<uint8_t>(),
+                                                 payload.data<uint8_t>() + payload.size());
+                if (const wire::Envelope* envelope = protocol::verifiedEnvelope(bytes))
+                    answerMessage(identity, *envelope);
+            }
+        }
+        if (items[1].revents & ZMQ_POLLIN) {
+            connection.reset(accept4(listener.get(), nullptr, nullptr, SOCK_CLOEXEC));
+            if (!behaviour.connection_refusal.empty()) {
+                builder.Clear();
+                const std::vector<flatbuffers::Offset<wire::BufferResult>> refusal{
+                    wire::CreateBufferResultDirect(builder, 0,
+                                                   behaviour.connection_refusal.c_str())};
+                (void)protocol::sendPacket(
+                    connection.get(),
+                    finishEnvelope(builder,
+                                   wire::CreateRegisterBuffersReplyDirect(builder, &refusal)));
+                connection.reset();
+            }
+        }
+        if (connection.valid() && (items[2].revents & (ZMQ_POLLIN | ZMQ_POLLERR))) {
+            auto packet = protocol::receivePacket(connection.get());
+            if (!packet || packet->closed)
+                connection.reset();
+            else
+                answerRegistration(*packet);
+        }
+    }
+}
+
+} // namespace framecl::test

@@ -1,0 +1,141 @@
+// docs/protocol.md, "When a side dies", the daemon's side: frames in flight come back
+// lost, and the library restores the connection under the ids the application holds.
+
+#include "client_fixture.hpp"
+
+#include <cerrno>
+#include <chrono>
+#include <doctest/doctest.h>
+#include <filesystem>
+#include <iterator>
+#include <poll.h>
+#include <string>
+#include <sys/stat.h>
+
+using framecl::test::client_timeout_ms;
+using framecl::test::ConnectedClient;
+using framecl::test::r8Layout;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Margin for a loaded CI machine: a bound, not a speed claim.
+constexpr auto margin = std::chrono::milliseconds(2000);
+
+} // namespace
+
+TEST_CASE("when the daemon goes away, frames in flight come back lost, in submission order")
+{
+    ConnectedClient fixture({.answer_submits = false});
+    const uint32_t session = fixture.openCopySession(16, 16);
+    const uint32_t buffer = fixture.registerBuffer(r8Layout(16, 16));
+    REQUIRE(framecl_submit(fixture.client, session, buffer, buffer, 1) == 0);
+    REQUIRE(framecl_submit(fixture.client, session, buffer, buffer, 2) == 0);
+
+    fixture.daemon.stop();
+    pollfd entry{framecl_fd(fixture.client), POLLIN, 0};
+    REQUIRE(poll(&entry, 1, client_timeout_ms) == 1);
+
+    framecl_done done;
+    REQUIRE(framecl_next_done(fixture.client, 0, &done) == 0);
+    CHECK(done.session == session);
+    CHECK(done.sequence == 1);
+    CHECK(done.status == FRAMECL_FRAME_LOST);
+    CHECK(std::string(done.error) == "framecld went away; the frame was lost");
+    REQUIRE(framecl_next_done(fixture.client, 0, &done) == 0);
+    CHECK(done.sequence == 2);
+    CHECK(done.status == FRAMECL_FRAME_LOST);
+    // Not waiting, not reconnecting: the daemon is away.
+    CHECK(framecl_next_done(fixture.client, 0, &done) == -ENOTCONN);
+}
+
+TEST_CASE("after a daemon restart, buffers and sessions are back under the same ids")
+{
+    ConnectedClient fixture({.answer_submits = false});
+    const framecl_frame_layout layout = r8Layout(16, 16);
+    const uint32_t session = fixture.openCopySession(16, 16);
+    uint32_t buffer = 0;
+    struct stat status;
+    {
+        // The application closes its fd: the library's duplicate is what is registered
+        // again.
+        const framecl::UniqueFd fd = framecl::test::frameBuffer(layout);
+        REQUIRE(fstat(fd.get(), &status) == 0);
+        REQUIRE(framecl_register_buffer(fixture.client, fd.get(), &layout, &buffer) == 0);
+    }
+    REQUIRE(framecl_submit(fixture.client, session, buffer, buffer, 1) == 0);
+
+    fixture.daemon.stop();
+    framecl_done done;
+    REQUIRE(framecl_next_done(fixture.client, client_timeout_ms, &done) == 0);
+    CHECK(done.status == FRAMECL_FRAME_LOST);
+
+    fixture.daemon.start();
+    REQUIRE_MESSAGE(framecl_submit(fixture.client, session, buffer, buffer, 2) == 0,
+                    framecl_last_error(fixture.client));
+    REQUIRE_MESSAGE(framecl_next_done(fixture.client, client_timeout_ms, &done) == 0,
+                    framecl_last_error(fixture.client));
+    CHECK(done.session == session);
+    CHECK(done.sequence == 2);
+    CHECK(done.status == FRAMECL_FRAME_OK);
+
+    const auto log = fixture.daemon.log();
+    CHECK(log.hello_names.size() == 1);
+    REQUIRE(log.registrations.size() == 1);
+    CHECK(log.registrations[0].id == buffer);
+    CHECK(log.registrations[0].inode == status.st_ino);
+    REQUIRE(log.opened_sessions.size() == 1);
+    REQUIRE(log.submits.size() == 1);
+    CHECK(log.submits[0].session == log.opened_sessions[0]);
+    CHECK(log.submits[0].session != session);
+}
+
+TEST_CASE("a daemon that stays away makes calls fail with ENOTCONN once the timeout has passed")
+{
+    ConnectedClient fixture;
+    const std::string path = fixture.daemon.socketPath();
+    const uint32_t session = fixture.openCopySession(16, 16);
+    const uint32_t buffer = fixture.registerBuffer(r8Layout(16, 16));
+
+    fixture.daemon.stop();
+    const auto start = Clock::now();
+    CHECK(framecl_submit(fixture.client, session, buffer, buffer, 1) == -ENOTCONN);
+    const auto waited = Clock::now() - start;
+    CHECK(waited >= std::chrono::milliseconds(client_timeout_ms));
+    CHECK(waited < std::chrono::milliseconds(client_timeout_ms) + margin);
+    CHECK(std::string(framecl_last_error(fixture.client))
+              .find("framecld is not running at " + path) == 0);
+
+    // Later calls try once, and fail at once while there is no socket.
+    const auto later = Clock::now();
+    char* json = nullptr;
+    CHECK(framecl_stats(fixture.client, &json) == -ENOTCONN);
+    CHECK(Clock::now() - later < margin);
+
+    // Releasing needs no daemon: none holds the buffer now.
+    CHECK(framecl_release_buffer(fixture.client, buffer) == 0);
+    CHECK(framecl_close_session(fixture.client, session) == 0);
+}
+
+TEST_CASE("after a restart, disconnecting leaves no fd open, kept duplicates included")
+{
+    auto openFds = [] {
+        const std::filesystem::directory_iterator fds("/proc/self/fd");
+        return std::distance(begin(fds), end(fds));
+    };
+    const auto before = openFds();
+    {
+        ConnectedClient fixture({.answer_submits = false});
+        const uint32_t session = fixture.openCopySession(16, 16);
+        const uint32_t buffer = fixture.registerBuffer(r8Layout(16, 16));
+        REQUIRE(framecl_submit(fixture.client, session, buffer, buffer, 1) == 0);
+        fixture.daemon.stop();
+        framecl_done done;
+        REQUIRE(framecl_next_done(fixture.client, client_timeout_ms, &done) == 0);
+        fixture.daemon.start();
+        REQUIRE_MESSAGE(framecl_submit(fixture.client, session, buffer, buffer, 2) == 0,
+                        framecl_last_error(fixture.client));
+    }
+    CHECK(openFds() == before);
+}
