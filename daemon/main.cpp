@@ -49,7 +49,7 @@ int listDevices(const config::Config& config, bool json)
 
 std::string readyStatus(const ipc::Server& server, const gpu::GpuContext& gpu)
 {
-    return fmt::format("{} pipelines on {}", server.pipelineCount(), gpu.capabilities().name);
+    return fmt::format("{} pipelines on {}", server.pipelines().size(), gpu.capabilities().name);
 }
 
 int serve(config::Config config, const std::filesystem::path& file)
@@ -65,14 +65,13 @@ int serve(config::Config config, const std::filesystem::path& file)
         return 1;
     }
     gpu::ProgramCache programs(config.daemon.cache_dir);
-    pipeline::warmPrograms(config, **gpu, programs);
-
     auto server = ipc::Server::start(config, **gpu, programs, loop);
     if (!server) {
         logger->critical("{}", server.error().message);
         notifier.status("failed: " + server.error().message);
         return 1;
     }
+    pipeline::warmPrograms((*server)->pipelines(), config.daemon.kernel_dirs, **gpu, programs);
 
     notifier.ready(readyStatus(**server, **gpu));
     logger->info("framecld {} ready: {}", FRAMECL_VERSION, readyStatus(**server, **gpu));
@@ -92,7 +91,7 @@ int serve(config::Config config, const std::filesystem::path& file)
             return readyStatus(**server, **gpu) + " (reload failed, old config kept)";
         }
         config = std::move(*fresh);
-        pipeline::warmPrograms(config, **gpu, programs);
+        pipeline::warmPrograms((*server)->pipelines(), config.daemon.kernel_dirs, **gpu, programs);
         logger->info("reload: {}", readyStatus(**server, **gpu));
         return readyStatus(**server, **gpu);
     });

@@ -43,7 +43,8 @@ public:
     // drop. Bounded by `timeout`.
     void drain(std::chrono::milliseconds timeout);
 
-    size_t pipelineCount() const { return pipelines_.size(); }
+    // The pipelines offered now: `copy` and the configured ones this build can run.
+    const std::vector<pipeline::PipelineEntry>& pipelines() const { return pipelines_; }
 
 private:
     struct InFlightFrame {

@@ -3,22 +3,22 @@
 #include <set>
 
 #include "base/log.hpp"
-#include "pipeline/catalog.hpp"
 #include "pipeline/session.hpp"
 
 namespace framecl::pipeline {
 
-void warmPrograms(const config::Config& config, const gpu::GpuContext& gpu, gpu::ProgramCache& programs)
+void warmPrograms(const std::vector<PipelineEntry>& pipelines, const std::vector<std::filesystem::path>& kernel_dirs,
+                  const gpu::GpuContext& gpu, gpu::ProgramCache& programs)
 {
     auto logger = log::get("pipeline");
     std::set<std::string> kernel_files;
-    for (const auto& pipeline : runnablePipelines(config))
+    for (const auto& pipeline : pipelines)
         for (const BuiltinStage* stage : pipeline.stages)
             kernel_files.insert(stage->kernel_file);
 
     size_t from_cache = 0, built = 0;
     for (const auto& file : kernel_files) {
-        auto source = readKernelSource(config.daemon.kernel_dirs, file);
+        auto source = readKernelSource(kernel_dirs, file);
         if (!source) {
             logger->error("{}", source.error().message);
             continue;
