@@ -5,7 +5,6 @@
 #include "framecl/format.h"
 #include <fmt/format.h>
 #include <stb/stb_image.h>
-#include <stb/stb_image_write.h>
 
 namespace framecl::cli {
 
@@ -25,20 +24,6 @@ Result<pipeline::HostImage> readImageFile(const std::filesystem::path& file)
     const size_t size = size_t(width) * size_t(height) * size_t(wanted);
     return pipeline::HostImage{wanted == 1 ? uint32_t(DRM_FORMAT_R8) : uint32_t(DRM_FORMAT_ABGR8888), uint32_t(width),
                                uint32_t(height), std::vector<uint8_t>(pixels.get(), pixels.get() + size)};
-}
-
-Result<void> writePng(const std::filesystem::path& file, const pipeline::HostImage& image)
-{
-    const uint32_t bpp = image.fourcc == DRM_FORMAT_R8 ? 1 : image.fourcc == DRM_FORMAT_ABGR8888 ? 4 : 0;
-    if (bpp == 0) {
-        const char* name = framecl_format_name(image.fourcc);
-        return fail(fmt::format("{}: PNG output needs R8 or ABGR8888, the pipeline gives {}", file.string(),
-                                name ? name : "an unknown format"));
-    }
-    if (!stbi_write_png(file.c_str(), int(image.width), int(image.height), int(bpp), image.bytes.data(),
-                        int(image.width * bpp)))
-        return fail(fmt::format("{}: could not write the PNG file", file.string()));
-    return {};
 }
 
 } // namespace framecl::cli

@@ -1,6 +1,7 @@
 #pragma once
-// Image files in and out of the CLI: PNG, JPEG, PGM and PPM in (through stb_image),
-// PNG out. Grey images become R8 frames, colour images ABGR8888 (bytes R, G, B, A).
+// Image files into the CLI: PNG, JPEG, PGM and PPM (through stb_image). Grey images
+// become R8 frames, colour images ABGR8888 (bytes R, G, B, A). Output files are
+// frame_file.hpp's.
 
 #include <filesystem>
 
@@ -10,6 +11,5 @@
 namespace framecl::cli {
 
 Result<pipeline::HostImage> readImageFile(const std::filesystem::path& file);
-Result<void> writePng(const std::filesystem::path& file, const pipeline::HostImage& image);
 
 } // namespace framecl::cli

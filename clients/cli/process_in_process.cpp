@@ -11,7 +11,9 @@
 #include "config/loader.hpp"
 #include "gpu/context.hpp"
 #include "gpu/program_cache.hpp"
+#include "frame_file.hpp"
 #include "image_files.hpp"
+#include "output_target.hpp"
 #include "pipeline/catalog.hpp"
 #include "pipeline/in_process_pipeline.hpp"
 
@@ -20,16 +22,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// --out names a PNG file for a single input; anything else is a directory that gets
-// one <input stem>.png per input.
-bool outputIsDirectory(const ProcessRequest& request)
-{
-    return request.inputs.size() > 1 || request.output.extension() != ".png";
-}
-
 fs::path outputPath(const ProcessRequest& request, const fs::path& input)
 {
-    if (!outputIsDirectory(request))
+    if (!outputIsDirectory(request.output, request.inputs.size()))
         return request.output;
     return request.output / input.filename().replace_extension(".png");
 }
@@ -53,13 +48,9 @@ int processInProcess(const ProcessRequest& request)
         fmt::print(stderr, "framecl: {}\n", gpu.error().message);
         return 1;
     }
-    if (outputIsDirectory(request)) {
-        std::error_code ec;
-        fs::create_directories(request.output, ec);
-        if (ec) {
-            fmt::print(stderr, "framecl: {}: {}\n", request.output.string(), ec.message());
-            return 1;
-        }
+    if (auto prepared = prepareOutput(request.output, request.inputs.size()); !prepared) {
+        fmt::print(stderr, "framecl: {}\n", prepared.error().message);
+        return 1;
     }
 
     gpu::ProgramCache programs(config->daemon.cache_dir);
@@ -84,7 +75,9 @@ int processInProcess(const ProcessRequest& request)
             if (!output)
                 return fail(fmt::format("{}: {}", input.string(), output.error().message));
             const fs::path out_file = outputPath(request, input);
-            if (auto written = writePng(out_file, *output); !written)
+            framecl_frame_layout layout{};
+            framecl_packed_layout(output->fourcc, output->width, output->height, &layout);
+            if (auto written = writePngFrame(out_file, layout, output->bytes); !written)
                 return tl::unexpected(written.error());
             return out_file;
         }();

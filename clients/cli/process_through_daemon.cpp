@@ -14,6 +14,7 @@
 #include "frame_file.hpp"
 #include "frame_options.hpp"
 #include "image_files.hpp"
+#include "output_target.hpp"
 #include "shared_frame_buffer.hpp"
 
 namespace framecl::cli {
@@ -86,14 +87,6 @@ const char* statusText(framecl_frame_status status)
         return "lost: framecld went away while processing it";
     }
     return "an unknown status";
-}
-
-// --out names a .png or .raw file for a single input; anything else is a directory
-// that gets one <input stem>.png or .raw per input, as the output format allows.
-bool outputIsDirectory(const ProcessRequest& request)
-{
-    const fs::path extension = request.output.extension();
-    return request.inputs.size() > 1 || (extension != ".png" && extension != ".raw");
 }
 
 class DaemonBatch {
@@ -174,7 +167,7 @@ private:
     Result<fs::path> writeOutput(const fs::path& input, const SharedFrameBuffer& output)
     {
         const framecl_frame_layout& layout = output.layout();
-        const bool to_directory = outputIsDirectory(request_);
+        const bool to_directory = outputIsDirectory(request_.output, request_.inputs.size());
         const char* extension = frameFileExtension(layout.fourcc);
         const fs::path file =
             to_directory ? request_.output / input.filename().replace_extension(extension) : request_.output;
@@ -217,13 +210,9 @@ int processThroughDaemon(const ProcessRequest& request, const RawInputFormat& ra
                    offeredPipelines(client->get()));
         return 1;
     }
-    if (outputIsDirectory(request)) {
-        std::error_code ec;
-        fs::create_directories(request.output, ec);
-        if (ec) {
-            fmt::print(stderr, "framecl: {}: {}\n", request.output.string(), ec.message());
-            return 1;
-        }
+    if (auto prepared = prepareOutput(request.output, request.inputs.size()); !prepared) {
+        fmt::print(stderr, "framecl: {}\n", prepared.error().message);
+        return 1;
     }
 
     DaemonBatch batch(client->get(), request, daemon.timeout_ms);

@@ -15,8 +15,8 @@
 #include "daemon_fixture.hpp"
 #include "envelope.hpp"
 #include "framecl/client.h"
+#include "memory_fds.hpp"
 #include "reference_color.hpp"
-#include "sealed_memfd.hpp"
 #include "test_env.hpp"
 
 using namespace framecl::test;
@@ -59,7 +59,7 @@ framecl_frame_layout packed(uint32_t fourcc, uint32_t width, uint32_t height, ui
 // comes back through `fd` so the test can write and read the frame.
 uint32_t registerMemfd(framecl_client* client, const framecl_frame_layout& layout, size_t size, framecl::UniqueFd& fd)
 {
-    fd = makeMemfd(size);
+    fd = sealedMemfd("ipc-test", off_t(size));
     uint32_t id = 0;
     const int r = framecl_register_buffer(client, fd.get(), &layout, &id);
     REQUIRE_MESSAGE(r == 0, "register: " << std::string(framecl_last_error(client)));
@@ -323,24 +323,24 @@ TEST_CASE("each refused import gets its own error and the daemon keeps serving")
     framecl::UniqueFd null_device(open("/dev/null", O_RDWR | O_CLOEXEC));
     CHECK(contains(registerError(client, null_device.get(), r8), "not a dma-buf or memfd"));
 
-    auto unsealed = makeMemfd(size, {}, Seal::None);
+    auto unsealed = namedMemfd("unsealed", off_t(size), 0);
     CHECK(contains(registerError(client, unsealed.get(), r8), "F_SEAL_SHRINK"));
-    auto small = makeMemfd(size - 1);
+    auto small = sealedMemfd("ipc-test", off_t(size - 1));
     CHECK(contains(registerError(client, small.get(), r8), std::to_string(size)));
     framecl_frame_layout narrow = r8;
     narrow.planes[0].stride = 63;
-    auto fits = makeMemfd(size);
+    auto fits = sealedMemfd("ipc-test", off_t(size));
     CHECK(contains(registerError(client, fits.get(), narrow), "stride"));
     uint64_t big_size = 0;
     const auto big = packed(DRM_FORMAT_R8, 400, 300, &big_size);
-    auto big_fd = makeMemfd(big_size);
+    auto big_fd = sealedMemfd("ipc-test", off_t(big_size));
     CHECK(contains(registerError(client, big_fd.get(), big), "max_frame_pixels"));
 
     // Limits per client: three buffers, then the fourth is refused.
     framecl::UniqueFd kept[3];
     for (auto& fd : kept)
         registerMemfd(client, r8, size, fd);
-    auto fourth = makeMemfd(size);
+    auto fourth = sealedMemfd("ipc-test", off_t(size));
     CHECK(contains(registerError(client, fourth.get(), r8), "max_buffers_per_client"));
     uint32_t session = 0;
     REQUIRE(framecl_open_session(client, "copy", DRM_FORMAT_R8, 64, 64, nullptr, 0, &session, nullptr) == 0);
@@ -355,7 +355,7 @@ TEST_CASE("each refused import gets its own error and the daemon keeps serving")
     framecl::UniqueFd large_fds[2];
     for (auto& fd : large_fds)
         registerMemfd(other, large, large_size, fd);
-    auto third = makeMemfd(large_size);
+    auto third = sealedMemfd("ipc-test", off_t(large_size));
     CHECK(contains(registerError(other, third.get(), large), "max_bytes_per_client"));
 }
 

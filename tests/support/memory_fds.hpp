@@ -3,7 +3,9 @@
 // sealed or not (memfd_create(2)), and a shared mapping to read and write them by.
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
+#include <vector>
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -32,6 +34,14 @@ inline UniqueFd namedMemfd(const char* name, off_t size, int seals)
 inline UniqueFd sealedMemfd(const char* name, off_t size)
 {
     return namedMemfd(name, size, F_SEAL_SHRINK | F_SEAL_SEAL);
+}
+
+// The first `size` bytes of an fd, read without a mapping.
+inline std::vector<uint8_t> readMemfd(int fd, size_t size)
+{
+    std::vector<uint8_t> bytes(size);
+    REQUIRE(pread(fd, bytes.data(), size, 0) == ssize_t(size));
+    return bytes;
 }
 
 // Another fd of the same open file, as SCM_RIGHTS hands one to the daemon while the
