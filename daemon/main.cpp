@@ -14,7 +14,7 @@
 #include "gpu/device_report.hpp"
 #include "gpu/program_cache.hpp"
 #include "ipc/server.hpp"
-#include "pipeline/warm_programs.hpp"
+#include "pipeline/catalog.hpp"
 #include "service/service_loop.hpp"
 
 namespace {
@@ -26,6 +26,8 @@ tl::expected<config::Config, config::ConfigErrors> load(const std::filesystem::p
     return config::loadConfigFile(file, config::defaultPaths());
 }
 
+// The TOML, then every pipeline against the plugins (their schemas and formats; the
+// kernels are built only by a running daemon, which has a device).
 int checkConfig(const std::filesystem::path& file)
 {
     auto config = load(file);
@@ -33,8 +35,22 @@ int checkConfig(const std::filesystem::path& file)
         fmt::print(stderr, "{}\n", config.error().joined());
         return 1;
     }
-    fmt::print("{}: OK ({} pipelines)\n", file.string(), config->pipelines.size());
+    const auto set = pipeline::loadPipelineSet(*config, nullptr, nullptr);
+    for (const auto& problem : set.problems)
+        fmt::print(stderr, "{}\n", problem);
+    if (!set.problems.empty())
+        return 1;
+    fmt::print("{}: OK ({} pipelines)\n", file.string(), set.catalog.pipelines.size());
     return 0;
+}
+
+// Plugins, kernels and pipelines for `config`; what was refused is logged, the rest served.
+pipeline::Catalog loadCatalog(const config::Config& config, const gpu::GpuContext& gpu, gpu::ProgramCache& programs)
+{
+    auto set = pipeline::loadPipelineSet(config, &gpu, &programs);
+    for (const auto& problem : set.problems)
+        log::get("pipeline")->error("{}", problem);
+    return std::move(set.catalog);
 }
 
 int listDevices(const config::Config& config, bool json)
@@ -49,7 +65,7 @@ int listDevices(const config::Config& config, bool json)
 
 std::string readyStatus(const ipc::Server& server, const gpu::GpuContext& gpu)
 {
-    return fmt::format("{} pipelines on {}", server.pipelines().size(), gpu.capabilities().name);
+    return fmt::format("{} pipelines on {}", server.catalog().pipelines.size(), gpu.capabilities().name);
 }
 
 int serve(config::Config config, const std::filesystem::path& file)
@@ -65,13 +81,12 @@ int serve(config::Config config, const std::filesystem::path& file)
         return 1;
     }
     gpu::ProgramCache programs(config.daemon.cache_dir);
-    auto server = ipc::Server::start(config, **gpu, programs, loop);
+    auto server = ipc::Server::start(config, **gpu, loadCatalog(config, **gpu, programs), loop);
     if (!server) {
         logger->critical("{}", server.error().message);
         notifier.status("failed: " + server.error().message);
         return 1;
     }
-    pipeline::warmPrograms((*server)->pipelines(), config.daemon.kernel_dirs, **gpu, programs);
 
     notifier.ready(readyStatus(**server, **gpu));
     logger->info("framecld {} ready: {}", FRAMECL_VERSION, readyStatus(**server, **gpu));
@@ -86,12 +101,11 @@ int serve(config::Config config, const std::filesystem::path& file)
         if (fresh->gpu.device != config.gpu.device)
             logger->warn("reload: gpu.device changed to '{}'; a device change takes effect on restart",
                          fresh->gpu.device);
-        if (auto reloaded = (*server)->reload(*fresh); !reloaded) {
+        if (auto reloaded = (*server)->reload(*fresh, loadCatalog(*fresh, **gpu, programs)); !reloaded) {
             logger->error("reload: keeping the running configuration: {}", reloaded.error().message);
             return readyStatus(**server, **gpu) + " (reload failed, old config kept)";
         }
         config = std::move(*fresh);
-        pipeline::warmPrograms((*server)->pipelines(), config.daemon.kernel_dirs, **gpu, programs);
         logger->info("reload: {}", readyStatus(**server, **gpu));
         return readyStatus(**server, **gpu);
     });

@@ -11,10 +11,11 @@ int listPipelines(const DaemonOptions& daemon)
         fmt::print(stderr, "framecl: {}\n", client.error().message);
         return 1;
     }
-    // As Welcome listed them: `copy` first, then the configured ones this build can run.
+    // As Welcome listed them: `copy` first, then the configured ones whose plugins
+    // loaded, with how a session of each would replay its frames on this device.
     const framecl_client* c = client->get();
     for (size_t i = 0; i < framecl_pipeline_count(c); ++i) {
-        fmt::print("{}\n", framecl_pipeline_name(c, i));
+        fmt::print("{}  (recording: {})\n", framecl_pipeline_name(c, i), framecl_pipeline_recording(c, i));
         for (size_t s = 0; s < framecl_pipeline_stage_count(c, i); ++s)
             fmt::print("  {}. {}\n", s + 1, framecl_pipeline_stage(c, i, s));
     }

@@ -14,6 +14,7 @@
 #include "frame_file.hpp"
 #include "image_files.hpp"
 #include "output_target.hpp"
+#include "gpu/replay.hpp"
 #include "pipeline/catalog.hpp"
 #include "pipeline/in_process_pipeline.hpp"
 
@@ -38,22 +39,30 @@ int processInProcess(const ProcessRequest& request)
         fmt::print(stderr, "{}\n", config.error().joined());
         return 1;
     }
-    auto stages = pipeline::resolvePipeline(*config, request.pipeline);
-    if (!stages) {
-        fmt::print(stderr, "framecl: {}\n", stages.error().message);
-        return 1;
-    }
     auto gpu = gpu::openGpu(config->gpu);
     if (!gpu) {
         fmt::print(stderr, "framecl: {}\n", gpu.error().message);
         return 1;
     }
+    gpu::ProgramCache programs(config->daemon.cache_dir);
+    const auto set = pipeline::loadPipelineSet(*config, gpu->get(), &programs);
+    const auto definition = set.catalog.find(request.pipeline);
+    if (!definition) {
+        for (const auto& problem : set.problems)
+            fmt::print(stderr, "framecl: {}\n", problem);
+        std::string offered;
+        for (const auto& p : set.catalog.pipelines)
+            offered += (offered.empty() ? "" : ", ") + p->name;
+        fmt::print(stderr, "framecl: no pipeline named '{}' (offered: {})\n", request.pipeline, offered);
+        return 1;
+    }
+    const pipeline::SessionOptions options{gpu::chooseRecordingMode((*gpu)->capabilities(), (*gpu)->vendor(), config->gpu.recording),
+                                           config->gpu.onchip_intermediates};
     if (auto prepared = prepareOutput(request.output, request.inputs.size()); !prepared) {
         fmt::print(stderr, "framecl: {}\n", prepared.error().message);
         return 1;
     }
 
-    gpu::ProgramCache programs(config->daemon.cache_dir);
     // Inputs of different sizes or formats each get a pipeline opened for them.
     std::map<std::tuple<uint32_t, uint32_t, uint32_t>, pipeline::InProcessPipeline> opened;
     BatchProgress progress(request.inputs.size());
@@ -65,8 +74,8 @@ int processInProcess(const ProcessRequest& request)
             const auto key = std::make_tuple(image->fourcc, image->width, image->height);
             auto it = opened.find(key);
             if (it == opened.end()) {
-                auto open = pipeline::InProcessPipeline::open(**gpu, programs, config->daemon.kernel_dirs, *stages,
-                                                              {image->fourcc, image->width, image->height});
+                auto open = pipeline::InProcessPipeline::open(**gpu, definition,
+                                                              {image->fourcc, image->width, image->height}, options);
                 if (!open)
                     return fail(fmt::format("{}: {}", input.string(), open.error().message));
                 it = opened.emplace(key, std::move(*open)).first;

@@ -145,6 +145,12 @@ FRAMECL_EXPORT const char* framecl_pipeline_stage(const framecl_client* client, 
     return stage < stages.size() ? stages[stage].c_str() : nullptr;
 }
 
+FRAMECL_EXPORT const char* framecl_pipeline_recording(const framecl_client* client, size_t index)
+{
+    if (!client || index >= client->daemon().pipelines.size()) return nullptr;
+    return client->daemon().pipelines[index].recording.c_str();
+}
+
 FRAMECL_EXPORT int framecl_register_buffer(framecl_client* client, int fd,
                                            const framecl_frame_layout* layout, uint32_t* id)
 {

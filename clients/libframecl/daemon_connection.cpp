@@ -155,7 +155,7 @@ Outcome<DaemonInfo> DaemonConnection::hello(const std::string& socket_path,
                               {}};
             if (const auto* pipelines = welcome->pipelines()) {
                 for (const auto* pipeline : *pipelines) {
-                    PipelineInfo info{text(pipeline->name()), {}};
+                    PipelineInfo info{text(pipeline->name()), {}, text(pipeline->recording())};
                     if (const auto* stages = pipeline->stages())
                         for (const auto* stage : *stages)
                             info.stages.push_back(stage->str());

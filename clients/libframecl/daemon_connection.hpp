@@ -21,6 +21,7 @@ namespace framecl::clientlib {
 struct PipelineInfo {
     std::string name;
     std::vector<std::string> stages;
+    std::string recording;
 };
 
 // What Welcome told about the daemon.

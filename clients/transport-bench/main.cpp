@@ -19,6 +19,7 @@
 #include "gpu/context.hpp"
 #include "gpu/program_cache.hpp"
 #include "memory/imported_buffer.hpp"
+#include "pipeline/catalog.hpp"
 #include "pipeline/session.hpp"
 #include "sealed_memfd.hpp"
 #include "framecl/client.h"
@@ -86,16 +87,14 @@ std::vector<double> timeDaemon(framecl_client* client, uint32_t width, uint32_t 
     return samples;
 }
 
-std::vector<double> timeInProcess(const gpu::GpuContext& gpu, gpu::ProgramCache& programs,
-                                  const std::vector<std::filesystem::path>& kernel_dirs, uint32_t width,
-                                  uint32_t height, int warmup, int frames)
+std::vector<double> timeInProcess(const gpu::GpuContext& gpu, std::shared_ptr<const pipeline::PipelineDefinition> copy,
+                                  gpu::RecordingMode recording, uint32_t width, uint32_t height, int warmup, int frames)
 {
     framecl_frame_layout layout{};
     const uint64_t size = framecl_packed_layout(DRM_FORMAT_NV12, width, height, &layout);
     auto in = memory::importBuffer(gpu, noiseMemfd(size, 1), layout, uint64_t(width) * height);
     auto out = memory::importBuffer(gpu, noiseMemfd(size, 2), layout, uint64_t(width) * height);
-    auto session = pipeline::Session::open(gpu, programs, kernel_dirs, "copy", {&pipeline::copyStage()},
-                                           {DRM_FORMAT_NV12, width, height});
+    auto session = pipeline::Session::open(gpu, std::move(copy), {DRM_FORMAT_NV12, width, height}, {recording, true});
     if (!in || !out || !session)
         throw std::runtime_error("in-process setup failed");
 
@@ -142,6 +141,9 @@ int main(int argc, char** argv)
         return 1;
     }
     gpu::ProgramCache programs(config->daemon.cache_dir);
+    const auto set = pipeline::loadPipelineSet(*config, gpu->get(), &programs);
+    // The same replay the daemon would use, so only the transport differs.
+    const gpu::RecordingMode recording = gpu::chooseRecordingMode((*gpu)->capabilities(), (*gpu)->vendor(), config->gpu.recording);
     auto client = cli::connectToDaemon({socket, 5000, "framecl-transport-bench"});
     if (!client) {
         fmt::print(stderr, "{}\n", client.error().message);
@@ -156,8 +158,7 @@ int main(int argc, char** argv)
             return 1;
         }
         const auto daemon = summarize(timeDaemon(client->get(), width, height, warmup, frames));
-        const auto local = summarize(
-            timeInProcess(**gpu, programs, config->daemon.kernel_dirs, width, height, warmup, frames));
+        const auto local = summarize(timeInProcess(**gpu, set.catalog.find("copy"), recording, width, height, warmup, frames));
         results.push_back({{"size", text},
                            {"daemon_us", {{"median", daemon.median_us}, {"p99", daemon.p99_us}}},
                            {"in_process_us", {{"median", local.median_us}, {"p99", local.p99_us}}}});

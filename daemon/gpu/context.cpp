@@ -34,17 +34,18 @@ Result<std::unique_ptr<GpuContext>> openGpu(const DeviceCandidate& candidate, Ca
                               hints.context_properties.end());
     context_properties.push_back(0);
 
+    // Through the table: the Qualcomm hints are context properties (guide §9.1.1).
     cl_int err = CL_SUCCESS;
-    cl_context raw_context = clCreateContext(context_properties.data(), 1, &candidate.device,
-                                             onContextError, nullptr, &err);
+    cl_context raw_context = vendor.clCreateContext(context_properties.data(), 1, &candidate.device,
+                                                    onContextError, nullptr, &err);
     if (err != CL_SUCCESS)
         return fail(clFailure("clCreateContext", err, object) + " with hints " + hints.description);
     cl::Context context(raw_context); // owns the handle from here on
 
     std::vector<cl_queue_properties> queue_properties = hints.queue_properties;
     queue_properties.push_back(0);
-    cl_command_queue raw_queue =
-        clCreateCommandQueueWithProperties(context(), candidate.device, queue_properties.data(), &err);
+    cl_command_queue raw_queue = vendor.clCreateCommandQueueWithProperties(context(), candidate.device,
+                                                                           queue_properties.data(), &err);
     if (err != CL_SUCCESS)
         return fail(clFailure("clCreateCommandQueueWithProperties", err, object) + " with hints " +
                     hints.description);

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "gpu/replay.hpp"
+
 namespace framecl::gpu {
 namespace {
 
@@ -11,11 +13,7 @@ namespace {
 // recordable queues (guide §9.1.3), else the Khronos command buffers, else none.
 const char* recordingPath(const Capabilities& caps)
 {
-    if (caps.recordable_queues)
-        return "qcom";
-    if (caps.command_buffer)
-        return "khr";
-    return "off";
+    return recordingModeName(chooseRecordingMode(caps, config::RecordingMode::Auto));
 }
 
 std::vector<std::string> dmaBufImportPaths(const Capabilities& caps)

@@ -11,9 +11,24 @@
 
 namespace framecl::gpu {
 
-// Each entry is nullptr when the platform does not export it; a capability flag says
-// whether the device offers the extension, the entry says whether it can be called.
+// Each extension entry is nullptr when the platform does not export it; a capability
+// flag says whether the device offers the extension, the entry says whether it can be
+// called.
 struct VendorEntryPoints {
+    // Core functions to which the Qualcomm extensions give vendor meanings: context
+    // properties carry the perf and priority hints (guide §9.1.1, §9.1.2), a queue
+    // property makes a queue recordable and an NDRange enqueued on it is recorded, not
+    // run (§9.1.3), buffer properties place a buffer on-chip (§9.1.6). They go through
+    // the table so that an emulation sees, checks and strips those properties and
+    // records those enqueues. They are always the core functions unless replaced, also
+    // in a default-constructed table. clEnqueueNDRangeKernel is used only to record on
+    // a recordable queue; ordinary dispatches call the core function.
+    decltype(&::clCreateContext) clCreateContext = ::clCreateContext;
+    decltype(&::clCreateCommandQueueWithProperties) clCreateCommandQueueWithProperties =
+        ::clCreateCommandQueueWithProperties;
+    decltype(&::clCreateBufferWithProperties) clCreateBufferWithProperties = ::clCreateBufferWithProperties;
+    decltype(&::clEnqueueNDRangeKernel) clEnqueueNDRangeKernel = ::clEnqueueNDRangeKernel;
+
     // cl_qcom_perf_hint (guide §9.1.1)
     clSetPerfHintQCOM_fn clSetPerfHintQCOM = nullptr;
 
@@ -33,7 +48,8 @@ struct VendorEntryPoints {
     clUpdateMutableCommandsKHR_fn clUpdateMutableCommandsKHR = nullptr;
 };
 
-// Looks every entry up with clGetExtensionFunctionAddressForPlatform.
+// Looks every extension entry up with clGetExtensionFunctionAddressForPlatform; the
+// core entries keep the core functions.
 VendorEntryPoints resolveVendorEntryPoints(cl_platform_id platform);
 
 } // namespace framecl::gpu

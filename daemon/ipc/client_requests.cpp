@@ -38,16 +38,15 @@ void Server::onOpenSession(ClientState& client, const wire::OpenSession& request
         return;
     }
 
-    const auto entry = std::find_if(pipelines_.begin(), pipelines_.end(), [&](const auto& p) { return p.name == name; });
-    if (entry == pipelines_.end()) {
+    auto definition = catalog_.find(name);
+    if (!definition) {
         std::string known;
-        for (const auto& p : pipelines_)
-            known += (known.empty() ? "" : ", ") + p.name;
+        for (const auto& p : catalog_.pipelines)
+            known += (known.empty() ? "" : ", ") + p->name;
         sendError(client.identity, request_id, fmt::format("no pipeline named '{}' (offered: {})", name, known));
         return;
     }
-    auto session =
-        pipeline::Session::open(gpu_, programs_, config_.daemon.kernel_dirs, name, entry->stages, shape);
+    auto session = pipeline::Session::open(gpu_, definition, shape, {recording_, config_.gpu.onchip_intermediates});
     if (!session) {
         sendError(client.identity, request_id, fmt::format("pipeline '{}': {}", name, session.error().message));
         return;
@@ -55,7 +54,8 @@ void Server::onOpenSession(ClientState& client, const wire::OpenSession& request
 
     const uint32_t id = client.next_session++;
     const pipeline::FrameShape out = (*session)->output();
-    client.sessions.emplace(id, SessionState{std::move(*session), "off", {}, 0});
+    const std::string recording = gpu::recordingModeName((*session)->recording());
+    client.sessions.emplace(id, SessionState{std::move(*session), recording, {}, 0});
     log::get("ipc")->info("client '{}': session {} of '{}' for {}", client.name, id, name, pipeline::describe(shape));
 
     framecl_frame_layout packed{};
@@ -66,7 +66,7 @@ void Server::onOpenSession(ClientState& client, const wire::OpenSession& request
         planes.emplace_back(packed.planes[p].offset, packed.planes[p].stride);
     auto layout = wire::CreateFrameLayoutDirect(builder, out.fourcc, out.width, out.height, &planes);
     send(client.identity,
-         protocol::finishEnvelope(builder, wire::CreateSessionOpenedDirect(builder, request_id, id, layout, "off")));
+         protocol::finishEnvelope(builder, wire::CreateSessionOpenedDirect(builder, request_id, id, layout, recording.c_str())));
 }
 
 void Server::onCloseSession(ClientState& client, const wire::CloseSession& request)

@@ -124,9 +124,7 @@ void Server::completeFrame(uint64_t serial, cl_int status)
         done.status = wire::FrameStatus::Failed;
         done.error = fmt::format("the GPU failed the frame: {}", gpu::clErrorName(status));
     } else {
-        const auto times = frame.session->stageTimes(frame.frame);
-        for (size_t i = 0; i < times.size(); ++i)
-            done.stages.emplace_back(frame.session->stageNames()[i], times[i]);
+        done.stages = frame.session->stageTimes(frame.frame);
     }
 
     ClientState* client = clientByToken(frame.token);

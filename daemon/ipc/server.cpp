@@ -42,21 +42,23 @@ std::string randomToken()
 
 } // namespace
 
-Server::Server(const config::Config& config, const gpu::GpuContext& gpu, gpu::ProgramCache& programs,
+Server::Server(const config::Config& config, const gpu::GpuContext& gpu, pipeline::Catalog catalog,
                service::ServiceLoop& loop, PeerAccess access)
-    : config_(config), gpu_(gpu), programs_(programs), loop_(loop), access_(std::move(access)),
-      pipelines_(pipeline::runnablePipelines(config)), zmq_context_(1), router_(zmq_context_, zmq::socket_type::router),
-      started_(std::chrono::steady_clock::now())
+    : config_(config), gpu_(gpu), loop_(loop), access_(std::move(access)), catalog_(std::move(catalog)),
+      zmq_context_(1), router_(zmq_context_, zmq::socket_type::router), started_(std::chrono::steady_clock::now())
 {
+    std::string why;
+    recording_ = gpu::chooseRecordingMode(gpu.capabilities(), gpu.vendor(), config.gpu.recording, &why);
+    log::get("pipeline")->info("recording: {}{}", gpu::recordingModeName(recording_), why.empty() ? "" : " (" + why + ")");
 }
 
 Result<std::unique_ptr<Server>> Server::start(const config::Config& config, const gpu::GpuContext& gpu,
-                                              gpu::ProgramCache& programs, service::ServiceLoop& loop)
+                                              pipeline::Catalog catalog, service::ServiceLoop& loop)
 {
     auto access = PeerAccess::fromConfig(config.daemon);
     if (!access)
         return tl::unexpected(access.error());
-    std::unique_ptr<Server> server(new Server(config, gpu, programs, loop, std::move(*access)));
+    std::unique_ptr<Server> server(new Server(config, gpu, std::move(catalog), loop, std::move(*access)));
     if (auto bound = server->bind(); !bound)
         return tl::unexpected(bound.error());
     return server;
@@ -127,7 +129,7 @@ Server::~Server()
     ::unlink(config_.daemon.buffer_socket.c_str());
 }
 
-Result<void> Server::reload(const config::Config& config)
+Result<void> Server::reload(const config::Config& config, pipeline::Catalog catalog)
 {
     auto access = PeerAccess::fromConfig(config.daemon);
     if (!access)
@@ -138,7 +140,9 @@ Result<void> Server::reload(const config::Config& config)
     config_ = config;
     std::tie(config_.daemon.socket, config_.daemon.buffer_socket) = sockets;
     access_ = std::move(*access);
-    pipelines_ = pipeline::runnablePipelines(config_);
+    catalog_ = std::move(catalog);
+    std::string why;
+    recording_ = gpu::chooseRecordingMode(gpu_.capabilities(), gpu_.vendor(), config_.gpu.recording, &why);
     return {};
 }
 
@@ -249,12 +253,13 @@ void Server::onHello(const std::string& identity, const wire::Hello& hello)
 
     flatbuffers::FlatBufferBuilder builder;
     std::vector<flatbuffers::Offset<wire::PipelineInfo>> pipelines;
-    for (const auto& entry : pipelines_) {
+    for (const auto& entry : catalog_.pipelines) {
         std::vector<std::string> stages;
-        for (const auto* stage : entry.stages)
-            stages.push_back(stage->name());
-        pipelines.push_back(wire::CreatePipelineInfo(builder, builder.CreateString(entry.name),
-                                                     builder.CreateVectorOfStrings(stages)));
+        for (const auto& stage : entry->stages)
+            stages.push_back(stage.label);
+        pipelines.push_back(wire::CreatePipelineInfo(builder, builder.CreateString(entry->name),
+                                                     builder.CreateVectorOfStrings(stages),
+                                                     builder.CreateString(gpu::recordingModeName(recording_))));
     }
     const std::string device = gpu_.capabilities().name;
     auto welcome = wire::CreateWelcomeDirect(builder, protocol::protocol_version, client.token.c_str(),

@@ -18,7 +18,7 @@
 #include "config/config.hpp"
 #include "framecl_generated.h"
 #include "gpu/context.hpp"
-#include "gpu/program_cache.hpp"
+#include "gpu/replay.hpp"
 #include "ipc/client_state.hpp"
 #include "ipc/completion_queue.hpp"
 #include "ipc/peer_access.hpp"
@@ -32,19 +32,22 @@ public:
     // Binds both sockets and registers them with `loop`. Fails (with the reason) if
     // a socket cannot be bound, e.g. because another framecld serves the path.
     static Result<std::unique_ptr<Server>> start(const config::Config& config, const gpu::GpuContext& gpu,
-                                                 gpu::ProgramCache& programs, service::ServiceLoop& loop);
+                                                 pipeline::Catalog catalog, service::ServiceLoop& loop);
     ~Server(); // unbinds and removes the socket files
 
     // New pipelines, limits and allowed peers for what comes next; open sessions keep
-    // the pipelines they were opened with. Socket paths change only at restart.
-    Result<void> reload(const config::Config& config);
+    // the pipelines (and plugins) they were opened with. Socket paths change only at
+    // restart.
+    Result<void> reload(const config::Config& config, pipeline::Catalog catalog);
 
     // Waits for every frame in flight and sends its Done: SIGTERM drains, it does not
     // drop. Bounded by `timeout`.
     void drain(std::chrono::milliseconds timeout);
 
-    // The pipelines offered now: `copy` and the configured ones this build can run.
-    const std::vector<pipeline::PipelineEntry>& pipelines() const { return pipelines_; }
+    // The pipelines offered now.
+    const pipeline::Catalog& catalog() const { return catalog_; }
+    // How sessions replay their dispatches on this device (gpu.recording, resolved).
+    gpu::RecordingMode recording() const { return recording_; }
 
 private:
     struct InFlightFrame {
@@ -68,7 +71,7 @@ private:
         uint64_t clients = 0, buffers = 0, sessions = 0;
     };
 
-    Server(const config::Config& config, const gpu::GpuContext& gpu, gpu::ProgramCache& programs,
+    Server(const config::Config& config, const gpu::GpuContext& gpu, pipeline::Catalog catalog,
            service::ServiceLoop& loop, PeerAccess access);
     Result<void> bind();
 
@@ -107,10 +110,10 @@ private:
 
     config::Config config_;
     const gpu::GpuContext& gpu_;
-    gpu::ProgramCache& programs_;
     service::ServiceLoop& loop_;
     PeerAccess access_;
-    std::vector<pipeline::PipelineEntry> pipelines_;
+    pipeline::Catalog catalog_;
+    gpu::RecordingMode recording_;
 
     zmq::context_t zmq_context_;
     zmq::socket_t router_;

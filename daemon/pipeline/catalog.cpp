@@ -2,44 +2,150 @@
 
 #include <fmt/format.h>
 
-#include "base/log.hpp"
+#include "base/closest_name.hpp"
 
 namespace framecl::pipeline {
+namespace {
 
-Result<std::vector<const BuiltinStage*>> resolvePipeline(const config::Config& config, const std::string& name)
+// Input formats tried when checking that a pipeline's formats chain: the config names
+// no input format, so a pipeline is valid if some format passes every stage.
+constexpr uint32_t probe_formats[] = {DRM_FORMAT_R8, DRM_FORMAT_R16, DRM_FORMAT_NV12, DRM_FORMAT_ABGR8888};
+constexpr uint32_t probe_size = 64;
+
+std::string location(const config::SourceLocation& where)
 {
-    if (name == "copy")
-        return std::vector<const BuiltinStage*>{&copyStage()};
-    for (const auto& pipeline : config.pipelines) {
-        if (pipeline.name != name)
-            continue;
-        std::vector<const BuiltinStage*> stages;
-        for (const auto& stage : pipeline.stages) {
-            auto builtin = findBuiltinStage(stage);
-            if (!builtin)
-                return fail(fmt::format("pipeline '{}': {}", name, builtin.error().message));
-            stages.push_back(*builtin);
-        }
-        return stages;
-    }
-    std::string known = "copy";
-    for (const auto& pipeline : config.pipelines)
-        known += ", " + pipeline.name;
-    return fail(fmt::format("no pipeline named '{}' (configured: {})", name, known));
+    return fmt::format("{}:{}:{}", where.file.string(), where.line, where.column);
 }
 
-std::vector<PipelineEntry> runnablePipelines(const config::Config& config)
+std::string stageLabel(const config::Stage& stage)
 {
-    std::vector<PipelineEntry> entries{{"copy", {&copyStage()}}};
-    for (const auto& pipeline : config.pipelines) {
-        auto stages = resolvePipeline(config, pipeline.name);
-        if (!stages) {
-            log::get("pipeline")->warn("{}", stages.error().message);
-            continue;
-        }
-        entries.push_back({pipeline.name, std::move(*stages)});
+    std::string label = stage.plugin;
+    for (const auto& parameter : stage.parameters) {
+        label += " " + parameter.key + "=";
+        std::visit(
+            [&](const auto& value) {
+                using T = std::decay_t<decltype(value)>;
+                if constexpr (std::is_same_v<T, std::vector<double>>)
+                    label += fmt::format("[{}]", fmt::join(value, ","));
+                else
+                    label += fmt::format("{}", value);
+            },
+            parameter.value);
     }
-    return entries;
+    return label;
+}
+
+std::string unknownPlugin(const std::string& name, const PluginRegistry& registry)
+{
+    std::vector<std::string_view> names;
+    for (const Plugin* plugin : registry.plugins())
+        names.push_back(plugin->name());
+    const std::string_view suggestion = closestName(name, names);
+    return fmt::format("unknown plugin '{}'{} (loaded: {})", name,
+                       suggestion.empty() ? "" : fmt::format("; did you mean '{}'?", suggestion), fmt::join(names, ", "));
+}
+
+// Negotiates every stage for one input format; on failure says which stage refused.
+struct ChainFailure {
+    size_t stage;
+    std::string message;
+};
+std::optional<ChainFailure> chain(const PipelineDefinition& pipeline, framecl_format format)
+{
+    for (size_t k = 0; k < pipeline.stages.size(); ++k) {
+        auto out = pipeline.stages[k].plugin->negotiate(format, pipeline.stages[k].params);
+        if (!out)
+            return ChainFailure{k, out.error().message};
+        format = *out;
+    }
+    return std::nullopt;
+}
+
+// Resolves one [[pipeline]]; the error is the problem line.
+Result<std::shared_ptr<const PipelineDefinition>> resolve(const config::Pipeline& pipeline,
+                                                          std::shared_ptr<const PluginRegistry> registry,
+                                                          std::shared_ptr<const PluginPrograms> programs)
+{
+    auto definition = std::make_shared<PipelineDefinition>();
+    definition->name = pipeline.name;
+    definition->registry = registry;
+    definition->programs = programs;
+    definition->where = pipeline.where;
+    for (size_t k = 0; k < pipeline.stages.size(); ++k) {
+        const config::Stage& stage = pipeline.stages[k];
+        const std::string prefix = fmt::format("pipeline '{}', stage {}", pipeline.name, k + 1);
+        const Plugin* plugin = registry->find(stage.plugin);
+        if (!plugin)
+            return fail(fmt::format("{}: {}: {}", location(stage.where), prefix, unknownPlugin(stage.plugin, *registry)));
+        if (programs && !programs->usable(*plugin))
+            return fail(fmt::format("{}: {} ({}): the plugin's kernels did not build (see the log)",
+                                    location(stage.where), prefix, stage.plugin));
+        auto params = resolveParams(*plugin, stage.parameters);
+        if (!params)
+            return fail(fmt::format("{}: {} ({}): {}", location(params.error().where), prefix, stage.plugin,
+                                    params.error().message));
+        definition->stages.push_back({plugin, std::move(*params), stageLabel(stage), stage.where});
+    }
+
+    std::optional<ChainFailure> furthest;
+    for (uint32_t fourcc : probe_formats) {
+        auto failure = chain(*definition, {fourcc, probe_size, probe_size});
+        if (!failure)
+            return std::shared_ptr<const PipelineDefinition>(std::move(definition));
+        if (!furthest || failure->stage > furthest->stage)
+            furthest = failure;
+    }
+    const auto& stage = definition->stages[furthest->stage];
+    return fail(fmt::format("{}: pipeline '{}': formats do not chain at stage {} ({}): {} (no input format passes "
+                            "every stage)",
+                            location(stage.where), pipeline.name, furthest->stage + 1, stage.label, furthest->message));
+}
+
+} // namespace
+
+std::shared_ptr<const PipelineDefinition> Catalog::find(const std::string& name) const
+{
+    for (const auto& pipeline : pipelines)
+        if (pipeline->name == name)
+            return pipeline;
+    return nullptr;
+}
+
+Catalog buildCatalog(const config::Config& config, std::shared_ptr<const PluginRegistry> registry,
+                     std::shared_ptr<const PluginPrograms> programs)
+{
+    Catalog catalog;
+    // `copy` is offered whatever the config says: it measures the transport alone.
+    config::Pipeline copy{"copy", {{"copy", {}, {}}}, {}};
+    for (const config::Pipeline* pipeline : {&copy}) {
+        auto definition = resolve(*pipeline, registry, programs);
+        if (definition)
+            catalog.pipelines.push_back(std::move(*definition));
+        else
+            catalog.problems.push_back(definition.error().message);
+    }
+    for (const auto& pipeline : config.pipelines) {
+        auto definition = resolve(pipeline, registry, programs);
+        if (definition)
+            catalog.pipelines.push_back(std::move(*definition));
+        else
+            catalog.problems.push_back(definition.error().message);
+    }
+    return catalog;
+}
+
+PipelineSet loadPipelineSet(const config::Config& config, const gpu::GpuContext* gpu, gpu::ProgramCache* cache)
+{
+    PipelineSet set;
+    set.registry = PluginRegistry::load(config.daemon.plugin_dirs);
+    set.problems = set.registry->problems();
+    if (gpu && cache) {
+        set.programs = PluginPrograms::build(set.registry, *gpu, *cache, config.daemon.kernel_dirs);
+        set.problems.insert(set.problems.end(), set.programs->problems().begin(), set.programs->problems().end());
+    }
+    set.catalog = buildCatalog(config, set.registry, set.programs);
+    set.problems.insert(set.problems.end(), set.catalog.problems.begin(), set.catalog.problems.end());
+    return set;
 }
 
 } // namespace framecl::pipeline

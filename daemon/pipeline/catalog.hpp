@@ -1,26 +1,44 @@
 #pragma once
-// The pipelines framecld offers: the built-in `copy`, then the config's [[pipeline]]
-// tables whose every stage this build can run.
+// The pipelines framecld offers: the built-in `copy`, then every [[pipeline]] of the
+// config resolved against the loaded plugins — each stage's plugin found, its
+// parameters checked against the plugin's schema, and the formats chained stage by
+// stage. A pipeline that fails a check is left out and its problem reported with the
+// file and line; the others are offered. `framecld --check-config` fails on any
+// problem; the daemon logs them and serves the rest.
 
+#include <memory>
 #include <string>
 #include <vector>
 
-#include "base/result.hpp"
 #include "config/config.hpp"
-#include "pipeline/builtin_stages.hpp"
+#include "gpu/context.hpp"
+#include "gpu/program_cache.hpp"
+#include "pipeline/pipeline_definition.hpp"
 
 namespace framecl::pipeline {
 
-struct PipelineEntry {
-    std::string name;
-    std::vector<const BuiltinStage*> stages;
+struct Catalog {
+    std::vector<std::shared_ptr<const PipelineDefinition>> pipelines; // `copy` first
+    std::vector<std::string> problems; // "file:line:column: pipeline 'p', stage 2 (x): ..."
+
+    std::shared_ptr<const PipelineDefinition> find(const std::string& name) const;
 };
 
-// The stages of pipeline `name`, or an error naming the configured pipelines or the
-// stage that cannot run.
-Result<std::vector<const BuiltinStage*>> resolvePipeline(const config::Config& config, const std::string& name);
+// `programs` may be null (no device, as in --check-config): kernels are then not
+// checked. With programs, a stage whose plugin's kernels did not build is a problem.
+Catalog buildCatalog(const config::Config& config, std::shared_ptr<const PluginRegistry> registry,
+                     std::shared_ptr<const PluginPrograms> programs);
 
-// Every pipeline that can run, `copy` first. Those that cannot are logged once each.
-std::vector<PipelineEntry> runnablePipelines(const config::Config& config);
+// Everything a config's pipelines need: the plugins of daemon.plugin_dirs, their
+// kernels built on `gpu` through `cache` (when a device is given), and the catalog.
+// `problems` gathers what was refused on the way, each one line, for the caller to
+// log or print.
+struct PipelineSet {
+    std::shared_ptr<const PluginRegistry> registry;
+    std::shared_ptr<const PluginPrograms> programs; // null without a device
+    Catalog catalog;
+    std::vector<std::string> problems; // plugins refused, kernels that failed, pipelines left out
+};
+PipelineSet loadPipelineSet(const config::Config& config, const gpu::GpuContext* gpu, gpu::ProgramCache* cache);
 
 } // namespace framecl::pipeline

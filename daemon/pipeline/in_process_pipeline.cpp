@@ -6,12 +6,11 @@
 
 namespace framecl::pipeline {
 
-Result<InProcessPipeline> InProcessPipeline::open(const gpu::GpuContext& gpu, gpu::ProgramCache& programs,
-                                                  const std::vector<std::filesystem::path>& kernel_dirs,
-                                                  const std::vector<const BuiltinStage*>& stages,
-                                                  const FrameShape& input)
+Result<InProcessPipeline> InProcessPipeline::open(const gpu::GpuContext& gpu,
+                                                  std::shared_ptr<const PipelineDefinition> definition,
+                                                  const FrameShape& input, const SessionOptions& options)
 {
-    auto session = Session::open(gpu, programs, kernel_dirs, "in-process", stages, input);
+    auto session = Session::open(gpu, std::move(definition), input, options);
     if (!session)
         return tl::unexpected(session.error());
 
@@ -37,7 +36,7 @@ Result<InProcessPipeline> InProcessPipeline::open(const gpu::GpuContext& gpu, gp
 Result<HostImage> InProcessPipeline::process(const HostImage& input)
 {
     const FrameShape shape{input.fourcc, input.width, input.height};
-    if (!(shape == session_->input()) || input.bytes.size() != input_bytes_)
+    if (!sameShape(shape, session_->input()) || input.bytes.size() != input_bytes_)
         return fail(fmt::format("frame is {}, the pipeline was opened for {}", describe(shape),
                                 describe(session_->input())));
 

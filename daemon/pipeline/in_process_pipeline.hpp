@@ -1,18 +1,15 @@
 #pragma once
 // A pipeline run inside the calling process on frames in host memory: what
-// `framecl process --in-process` uses, and the baseline the daemon's round trip is
-// measured against. It stages each frame through two device buffers and runs the
-// same Session the daemon runs on client buffers.
+// `framecl process --in-process` uses, and a baseline for the daemon's round trip. It
+// stages each frame through two device buffers and runs the same Session the daemon
+// runs on client buffers.
 
-#include <filesystem>
 #include <memory>
-#include <vector>
 
 #include <CL/opencl.hpp>
 
 #include "base/result.hpp"
 #include "gpu/context.hpp"
-#include "gpu/program_cache.hpp"
 #include "pipeline/host_image.hpp"
 #include "pipeline/session.hpp"
 
@@ -20,9 +17,8 @@ namespace framecl::pipeline {
 
 class InProcessPipeline {
 public:
-    static Result<InProcessPipeline> open(const gpu::GpuContext& gpu, gpu::ProgramCache& programs,
-                                          const std::vector<std::filesystem::path>& kernel_dirs,
-                                          const std::vector<const BuiltinStage*>& stages, const FrameShape& input);
+    static Result<InProcessPipeline> open(const gpu::GpuContext& gpu, std::shared_ptr<const PipelineDefinition> pipeline,
+                                          const FrameShape& input, const SessionOptions& options);
 
     const FrameShape& outputShape() const { return session_->output(); }
 

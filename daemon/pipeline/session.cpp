@@ -1,48 +1,70 @@
 #include "pipeline/session.hpp"
 
-#include <map>
+#include <algorithm>
+#include <cstring>
+#include <limits>
 
 #include <fmt/format.h>
 
+#include "base/log.hpp"
 #include "base/read_file.hpp"
 #include "gpu/cl_error.hpp"
+#include "gpu/vendor_extensions.hpp"
+#include "memory/intermediate_planner.hpp"
 
 namespace framecl::pipeline {
 namespace {
 
 namespace fs = std::filesystem;
 
-FrameShape shapeOf(const framecl_frame_layout& layout)
-{
-    return {layout.fourcc, layout.width, layout.height};
-}
+// On-chip intermediates start on cache-line multiples: the guide gives no stricter rule
+// for CL_MEM_ONCHIP_GLOBAL_OFFSET_QCOM, and a line keeps two buffers' writes apart.
+constexpr uint64_t onchip_alignment = 128;
 
-Result<void> checkShape(const framecl_frame_layout& layout, const FrameShape& wanted, const char* role)
-{
-    if (shapeOf(layout) == wanted)
-        return {};
-    return fail(fmt::format("{} buffer holds {}, the session {} {}", role, describe(shapeOf(layout)),
-                            role[0] == 'i' ? "reads" : "writes", describe(wanted)));
-}
+// An intermediate as the session binds it: the whole packed frame of `format`.
+struct IntermediateBuffer {
+    framecl_format format;
+    framecl_frame_layout layout{};
+    uint64_t bytes = 0;
+    uint32_t first = std::numeric_limits<uint32_t>::max();
+    uint32_t last = 0;
+    cl_mem mem = nullptr;
+};
 
-// Sets one kernel argument, naming the kernel and the argument on failure.
-template <typename T> Result<void> setArg(cl::Kernel& kernel, const std::string& name, cl_uint index, const T& value)
+Result<void> setArg(const cl::Kernel& kernel, const std::string& name, cl_uint index, size_t size, const void* value)
 {
-    if (cl_int err = kernel.setArg(index, value); err != CL_SUCCESS)
+    // Not cl::Kernel::setArg: for a pointer type such as cl_mem it picks the SVM
+    // overload (clSetKernelArgSVMPointer) when built for OpenCL 2.0 and later.
+    if (cl_int err = clSetKernelArg(kernel(), index, size, value); err != CL_SUCCESS)
         return fail(gpu::clFailure("clSetKernelArg", err, fmt::format("{} argument {}", name, index)));
     return {};
 }
 
-Result<void> setPlaneArgs(cl::Kernel& kernel, const std::string& name, cl_uint index, cl_mem mem,
+Result<void> setPlaneArgs(const cl::Kernel& kernel, const std::string& name, cl_uint index, cl_mem mem,
                           const framecl_plane& plane)
 {
-    // Not cl::Kernel::setArg: for a pointer type such as cl_mem it picks the SVM
-    // overload (clSetKernelArgSVMPointer) when built for OpenCL 2.0 and later.
-    if (cl_int err = clSetKernelArg(kernel(), index, sizeof mem, &mem); err != CL_SUCCESS)
-        return fail(gpu::clFailure("clSetKernelArg", err, fmt::format("{} argument {}", name, index)));
-    if (auto r = setArg(kernel, name, index + 1, cl_uint(plane.offset)); !r)
+    const cl_uint offset = plane.offset, stride = plane.stride;
+    if (auto r = setArg(kernel, name, index, sizeof mem, &mem); !r)
         return r;
-    return setArg(kernel, name, index + 2, cl_uint(plane.stride));
+    if (auto r = setArg(kernel, name, index + 1, sizeof offset, &offset); !r)
+        return r;
+    return setArg(kernel, name, index + 2, sizeof stride, &stride);
+}
+
+gpu::ArgUpdate update(uint32_t dispatch, cl_uint index, const void* value, size_t size)
+{
+    gpu::ArgUpdate u{dispatch, index, size, {}};
+    std::memcpy(u.value.data(), value, size);
+    return u;
+}
+
+Result<void> checkShape(const framecl_frame_layout& layout, const FrameShape& wanted, const char* role)
+{
+    const FrameShape shape{layout.fourcc, layout.width, layout.height};
+    if (sameShape(shape, wanted))
+        return {};
+    return fail(fmt::format("{} buffer holds {}, the session {} {}", role, describe(shape),
+                            role[0] == 'i' ? "reads" : "writes", describe(wanted)));
 }
 
 } // namespace
@@ -58,87 +80,185 @@ Result<std::string> readKernelSource(const std::vector<fs::path>& kernel_dirs, c
     return fail(fmt::format("kernel file '{}' not found in daemon.kernel_dirs ({})", file, searched));
 }
 
-Result<std::unique_ptr<Session>> Session::open(const gpu::GpuContext& gpu, gpu::ProgramCache& programs,
-                                               const std::vector<fs::path>& kernel_dirs, std::string pipeline_name,
-                                               const std::vector<const BuiltinStage*>& stages,
-                                               const FrameShape& input)
+Session::~Session() = default;
+
+Result<std::unique_ptr<Session>> Session::open(const gpu::GpuContext& gpu,
+                                               std::shared_ptr<const PipelineDefinition> pipeline,
+                                               const FrameShape& input, const SessionOptions& options)
 {
+    const auto& stages = pipeline->stages;
     if (stages.empty())
         return fail("a pipeline needs at least one stage");
     if (input.width == 0 || input.height == 0)
         return fail(fmt::format("frame size {}x{} is empty", input.width, input.height));
+    std::unique_ptr<Session> session(new Session(gpu, pipeline, input));
+    const auto stageError = [&](size_t k, const std::string& what) {
+        return fail(fmt::format("stage {} ({}): {}", k + 1, stages[k].label, what));
+    };
 
-    std::unique_ptr<Session> session(new Session(gpu, std::move(pipeline_name), input));
-
-    // Shapes stage by stage: shapes[k] enters stage k, shapes[k + 1] leaves it.
+    // Formats stage by stage, then each stage's plan for its input.
     std::vector<FrameShape> shapes{input};
-    for (const BuiltinStage* stage : stages) {
-        auto out = stage->negotiate(shapes.back());
+    std::vector<framecl_plan> plans;
+    for (size_t k = 0; k < stages.size(); ++k) {
+        auto out = stages[k].plugin->negotiate(shapes.back(), stages[k].params);
         if (!out)
-            return tl::unexpected(out.error());
+            return stageError(k, out.error().message);
+        auto plan = stages[k].plugin->plan(shapes.back(), stages[k].params);
+        if (!plan)
+            return stageError(k, plan.error().message);
         shapes.push_back(*out);
-        session->stage_names_.push_back(stage->name());
+        plans.push_back(*plan);
+        session->stage_names_.push_back(stages[k].label);
     }
     session->output_ = shapes.back();
 
-    // Intermediates live on the device only: the host never reads them.
-    cl_int err = CL_SUCCESS;
-    for (size_t k = 1; k + 1 < shapes.size(); ++k) {
-        framecl_frame_layout layout{};
-        const uint64_t bytes = framecl_packed_layout(shapes[k].fourcc, shapes[k].width, shapes[k].height, &layout);
-        session->intermediates_.emplace_back(gpu.context(), CL_MEM_READ_WRITE | CL_MEM_HOST_NO_ACCESS, bytes, nullptr,
-                                             &err);
-        if (err != CL_SUCCESS)
-            return fail(gpu::clFailure("clCreateBuffer", err, "intermediate after " + stages[k - 1]->name()));
-        session->intermediate_layouts_.push_back(layout);
+    // Intermediates: between stage k and k + 1 the packed frame of shapes[k + 1]; then
+    // each plan's own. Live ranges come from the dispatches that bind them.
+    std::vector<IntermediateBuffer> intermediates;
+    for (size_t k = 0; k + 1 < stages.size(); ++k)
+        intermediates.push_back({shapes[k + 1]});
+    std::vector<size_t> local_base; // index of stage k's first own intermediate
+    for (const auto& plan : plans) {
+        local_base.push_back(intermediates.size());
+        for (uint32_t i = 0; i < plan.intermediate_count; ++i)
+            intermediates.push_back({plan.intermediates[i].format});
+    }
+    const auto intermediateOf = [&](size_t k, const framecl_arg& arg) -> IntermediateBuffer* {
+        const bool last = k + 1 == stages.size();
+        switch (arg.kind) {
+        case FRAMECL_ARG_INPUT_PLANE:
+            return k == 0 ? nullptr : &intermediates[k - 1];
+        case FRAMECL_ARG_OUTPUT_PLANE:
+            return last ? nullptr : &intermediates[k];
+        case FRAMECL_ARG_INTERMEDIATE:
+            return &intermediates[local_base[k] + arg.index];
+        default:
+            return nullptr;
+        }
+    };
+    uint32_t dispatch = 0;
+    for (size_t k = 0; k < plans.size(); ++k)
+        for (uint32_t d = 0; d < plans[k].dispatch_count; ++d, ++dispatch)
+            for (uint32_t a = 0; a < plans[k].dispatches[d].arg_count; ++a)
+                if (IntermediateBuffer* buffer = intermediateOf(k, plans[k].dispatches[d].args[a])) {
+                    buffer->first = std::min(buffer->first, dispatch);
+                    buffer->last = std::max(buffer->last, dispatch);
+                }
+
+    std::vector<memory::IntermediateUse> uses;
+    for (auto& buffer : intermediates) {
+        buffer.bytes = framecl_packed_layout(buffer.format.fourcc, buffer.format.width, buffer.format.height,
+                                             &buffer.layout);
+        if (buffer.first > buffer.last) // bound by no dispatch
+            buffer.first = buffer.last = 0;
+        uses.push_back({buffer.bytes, buffer.first, buffer.last});
     }
 
-    std::map<std::string, cl::Program> built; // kernel file -> program, within this open
-    for (size_t k = 0; k < stages.size(); ++k) {
-        const BuiltinStage& stage = *stages[k];
-        if (!built.count(stage.kernel_file)) {
-            auto source = readKernelSource(kernel_dirs, stage.kernel_file);
-            if (!source)
-                return tl::unexpected(source.error());
-            auto program = programs.build(gpu.context()(), gpu.device(), gpu.capabilities(), *source,
-                                          stage.kernel_file, "");
-            if (!program)
-                return tl::unexpected(program.error());
-            built.emplace(stage.kernel_file, std::move(program->program));
+    // Guide §9.1: on-chip contents live only for one enqueue of one recording, so only
+    // the qcom recording may use them.
+    session->recording_ = options.recording;
+    const auto& caps = gpu.capabilities();
+    const uint64_t onchip_capacity = options.recording == gpu::RecordingMode::Qcom && options.onchip_intermediates
+                                         ? caps.onchip_global_memory_size
+                                         : 0;
+    const memory::IntermediatePlan placement = memory::planIntermediates(uses, onchip_capacity, onchip_alignment);
+    cl_int err = CL_SUCCESS;
+    std::vector<cl_mem> device_buffers;
+    for (uint64_t size : placement.buffer_sizes) {
+        session->buffers_.emplace_back(gpu.context(), CL_MEM_READ_WRITE | CL_MEM_HOST_NO_ACCESS, std::max<uint64_t>(size, 1),
+                                       nullptr, &err);
+        if (err != CL_SUCCESS)
+            return fail(gpu::clFailure("clCreateBuffer", err, "intermediate buffer"));
+        device_buffers.push_back(session->buffers_.back()());
+    }
+    for (size_t i = 0; i < intermediates.size(); ++i) {
+        const memory::Placement& where = placement.placements[i];
+        if (!where.onchip) {
+            intermediates[i].mem = device_buffers[where.buffer];
+            continue;
         }
+        const cl_mem_properties properties[] = {CL_MEM_ONCHIP_GLOBAL_QCOM, 1, CL_MEM_ONCHIP_GLOBAL_OFFSET_QCOM,
+                                                where.offset, 0};
+        cl_mem onchip = gpu.vendor().clCreateBufferWithProperties(gpu.context()(), properties, CL_MEM_READ_WRITE,
+                                                                  intermediates[i].bytes, nullptr, &err);
+        if (err != CL_SUCCESS)
+            return fail(gpu::clFailure("clCreateBufferWithProperties", err,
+                                       fmt::format("on-chip intermediate at offset {}", where.offset)));
+        session->buffers_.emplace_back(onchip); // owns it
+        intermediates[i].mem = onchip;
+        ++session->onchip_count_;
+    }
+    session->onchip_bytes_ = placement.onchip_bytes;
 
-        const bool first = k == 0, last = k + 1 == stages.size();
-        for (const DispatchPlan& plan : stage.plan(shapes[k])) {
-            Dispatch dispatch{plan.kernel_name, k, cl::Kernel(built.at(stage.kernel_file), plan.kernel_name.c_str(), &err),
-                              cl::NDRange(plan.global[0], plan.global[1]), {}};
+    // Kernels, with every argument that no frame changes bound now.
+    for (size_t k = 0; k < plans.size(); ++k) {
+        const Plugin& plugin = *stages[k].plugin;
+        for (uint32_t d = 0; d < plans[k].dispatch_count; ++d) {
+            const framecl_dispatch& plan = plans[k].dispatches[d];
+            const uint32_t index = uint32_t(session->dispatches_.size());
+            const std::string name = fmt::format("stage {} ({}): {}", k + 1, stages[k].label, plan.kernel);
+            cl_program program = pipeline->programs->program(plugin, plan.kernel_file);
+            if (!program)
+                return fail(fmt::format("{}: the plugin's kernels did not build", name));
+            cl::Kernel kernel(clCreateKernel(program, plan.kernel, &err));
             if (err != CL_SUCCESS)
-                return fail(gpu::clFailure("clCreateKernel", err, plan.kernel_name));
-            cl_uint index = 0;
-            for (const DispatchArg& arg : plan.args) {
-                if (const auto* value = std::get_if<uint32_t>(&arg)) {
-                    if (auto r = setArg(dispatch.kernel, plan.kernel_name, index++, cl_uint(*value)); !r)
-                        return tl::unexpected(r.error());
-                    continue;
+                return fail(gpu::clFailure("clCreateKernel", err, name));
+
+            cl_uint arg_index = 0;
+            for (uint32_t a = 0; a < plan.arg_count; ++a) {
+                const framecl_arg& arg = plan.args[a];
+                Result<void> bound;
+                switch (arg.kind) {
+                case FRAMECL_ARG_INPUT_PLANE:
+                case FRAMECL_ARG_OUTPUT_PLANE:
+                case FRAMECL_ARG_INTERMEDIATE:
+                    if (IntermediateBuffer* buffer = intermediateOf(k, arg)) {
+                        const uint32_t plane = arg.kind == FRAMECL_ARG_INTERMEDIATE ? 0 : arg.index;
+                        bound = setPlaneArgs(kernel, name, arg_index, buffer->mem, buffer->layout.planes[plane]);
+                    } else {
+                        session->frame_args_.push_back(
+                            {index, arg_index, arg.kind == FRAMECL_ARG_OUTPUT_PLANE, arg.index});
+                    }
+                    arg_index += 3;
+                    break;
+                case FRAMECL_ARG_UINT:
+                    bound = setArg(kernel, name, arg_index++, sizeof arg.uint_value, &arg.uint_value);
+                    break;
+                case FRAMECL_ARG_INT:
+                    bound = setArg(kernel, name, arg_index++, sizeof arg.int_value, &arg.int_value);
+                    break;
+                case FRAMECL_ARG_FLOAT:
+                    bound = setArg(kernel, name, arg_index++, sizeof arg.float_value, &arg.float_value);
+                    break;
+                case FRAMECL_ARG_LOCAL:
+                    bound = setArg(kernel, name, arg_index++, arg.local_bytes, nullptr);
+                    break;
                 }
-                const PlaneArg& plane = std::get<PlaneArg>(arg);
-                const bool reads_frame = plane.side == PlaneArg::Side::Input && first;
-                const bool writes_frame = plane.side == PlaneArg::Side::Output && last;
-                if (reads_frame || writes_frame) {
-                    dispatch.frame_args.push_back({index, plane.side, plane.plane});
-                } else {
-                    const size_t i = plane.side == PlaneArg::Side::Input ? k - 1 : k;
-                    const auto& layout = session->intermediate_layouts_[i];
-                    if (auto r = setPlaneArgs(dispatch.kernel, plan.kernel_name, index,
-                                              session->intermediates_[i](), layout.planes[plane.plane]);
-                        !r)
-                        return tl::unexpected(r.error());
-                }
-                index += 3;
+                if (!bound)
+                    return tl::unexpected(bound.error());
             }
-            session->dispatches_.push_back(std::move(dispatch));
+            gpu::ReplayDispatch replay{name, std::move(kernel), plan.dims, {plan.global[0], plan.dims > 1 ? plan.global[1] : 1},
+                                       {plan.local_hint[0], plan.dims > 1 ? plan.local_hint[1] : 0}};
+            session->dispatches_.push_back(std::move(replay));
+            session->dispatch_stage_.push_back(uint32_t(k));
         }
     }
     return session;
+}
+
+std::vector<gpu::ArgUpdate> Session::frameUpdates(const FrameBuffer& in, const FrameBuffer& out) const
+{
+    std::vector<gpu::ArgUpdate> updates;
+    updates.reserve(frame_args_.size() * 3);
+    for (const FrameArg& arg : frame_args_) {
+        const FrameBuffer& buffer = arg.output ? out : in;
+        const cl_uint offset = buffer.layout->planes[arg.plane].offset;
+        const cl_uint stride = buffer.layout->planes[arg.plane].stride;
+        updates.push_back(update(arg.dispatch, arg.index, &buffer.mem, sizeof buffer.mem));
+        updates.push_back(update(arg.dispatch, arg.index + 1, &offset, sizeof offset));
+        updates.push_back(update(arg.dispatch, arg.index + 2, &stride, sizeof stride));
+    }
+    return updates;
 }
 
 Result<void> Session::checkInput(const framecl_frame_layout& layout) const
@@ -153,36 +273,43 @@ Result<void> Session::checkOutput(const framecl_frame_layout& layout) const
 
 Result<EnqueuedFrame> Session::enqueue(const FrameBuffer& in, const FrameBuffer& out)
 {
-    EnqueuedFrame frame;
-    frame.events.reserve(dispatches_.size());
-    for (Dispatch& dispatch : dispatches_) {
-        for (const FrameArg& arg : dispatch.frame_args) {
-            const FrameBuffer& buffer = arg.side == PlaneArg::Side::Input ? in : out;
-            if (auto r = setPlaneArgs(dispatch.kernel, dispatch.kernel_name, arg.index, buffer.mem,
-                                      buffer.layout->planes[arg.plane]);
-                !r)
-                return tl::unexpected(r.error());
-        }
-        cl::Event event;
-        const cl_int err =
-            gpu_->queue().enqueueNDRangeKernel(dispatch.kernel, cl::NullRange, dispatch.global, cl::NullRange, nullptr,
-                                               &event);
-        if (err != CL_SUCCESS)
-            return fail(gpu::clFailure("clEnqueueNDRangeKernel", err, dispatch.kernel_name));
-        frame.events.push_back(std::move(event));
+    const std::vector<gpu::ArgUpdate> updates = frameUpdates(in, out);
+    if (!replay_) {
+        // Recorded at the first frame: a recording captures every argument, and only
+        // now are there buffers to name.
+        auto replay = gpu::makeReplay(recording_, *gpu_, dispatches_, updates);
+        if (!replay)
+            return fail(fmt::format("recording the pipeline ({}): {}", gpu::recordingModeName(recording_),
+                                    replay.error().message));
+        replay_ = std::move(*replay);
+        dispatches_.clear(); // the recording holds its own references to the kernels
     }
-    return frame;
+    auto events = replay_->enqueue(updates);
+    if (!events)
+        return tl::unexpected(events.error());
+    return EnqueuedFrame{std::move(*events)};
 }
 
-std::vector<uint64_t> Session::stageTimes(const EnqueuedFrame& frame) const
+std::vector<std::pair<std::string, uint64_t>> Session::stageTimes(const EnqueuedFrame& frame) const
 {
-    std::vector<uint64_t> times(stage_names_.size(), 0);
-    for (size_t i = 0; i < frame.events.size() && i < dispatches_.size(); ++i) {
+    const auto elapsed = [](const cl::Event& event) -> uint64_t {
         cl_ulong start = 0, end = 0;
-        if (frame.events[i].getProfilingInfo(CL_PROFILING_COMMAND_START, &start) == CL_SUCCESS &&
-            frame.events[i].getProfilingInfo(CL_PROFILING_COMMAND_END, &end) == CL_SUCCESS && end >= start)
-            times[dispatches_[i].stage] += end - start;
+        if (event.getProfilingInfo(CL_PROFILING_COMMAND_START, &start) != CL_SUCCESS ||
+            event.getProfilingInfo(CL_PROFILING_COMMAND_END, &end) != CL_SUCCESS || end < start)
+            return 0;
+        return end - start;
+    };
+    if (frame.events.size() != dispatch_stage_.size()) {
+        uint64_t total = 0;
+        for (const auto& event : frame.events)
+            total += elapsed(event);
+        return {{"recording", total}};
     }
+    std::vector<std::pair<std::string, uint64_t>> times;
+    for (const auto& name : stage_names_)
+        times.emplace_back(name, 0);
+    for (size_t i = 0; i < frame.events.size(); ++i)
+        times[dispatch_stage_[i]].second += elapsed(frame.events[i]);
     return times;
 }
 

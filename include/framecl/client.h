@@ -59,6 +59,9 @@ size_t framecl_pipeline_count(const framecl_client* client);
 const char* framecl_pipeline_name(const framecl_client* client, size_t index);
 size_t framecl_pipeline_stage_count(const framecl_client* client, size_t index);
 const char* framecl_pipeline_stage(const framecl_client* client, size_t index, size_t stage);
+/* How a session of pipeline `index` replays its frames on the daemon's device: "qcom"
+ * (recordable queues), "khr" (command buffers) or "off" (dispatch by dispatch). */
+const char* framecl_pipeline_recording(const framecl_client* client, size_t index);
 
 /* Registers a buffer holding frames of `layout`. The library keeps a duplicate of
  * `fd` (the caller keeps its own) so that it can register the buffer again after a

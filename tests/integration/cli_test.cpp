@@ -85,7 +85,7 @@ TEST_CASE("process refuses an input the pipeline cannot take, and says why")
                                 "--out", (dir / "x.png").string()},
                                dir.path());
     CHECK(run.status.code == 1);
-    CHECK(run.err.find("waves.png: color op=abgr_to_y: input must be ABGR8888, got R8") != std::string::npos);
+    CHECK(run.err.find("waves.png: stage 1 (color op=abgr_to_y): input must be ABGR8888, got R8") != std::string::npos);
 }
 
 TEST_CASE("process --pipeline copy through a running daemon writes the PNG unchanged")

@@ -1,33 +1,42 @@
-#include <cstdlib>
+// Pipelines run in-process on host frames, checked against the CPU references.
 #include <random>
 
 #include <doctest/doctest.h>
-#include <drm_fourcc.h>
 
-#include "config/config.hpp"
+#include "gpu/replay.hpp"
 #include "gpu_test_support.hpp"
-#include "gpu/program_cache.hpp"
-#include "pipeline/catalog.hpp"
 #include "pipeline/in_process_pipeline.hpp"
+#include "pipeline_test_support.hpp"
 #include "reference_color.hpp"
+#include "reference_offset.hpp"
 #include "temp_dir.hpp"
 
 using namespace framecl;
-using pipeline::FrameShape;
 using pipeline::HostImage;
 
 namespace {
 
-// One device for the whole test program: opening PoCL is the slow part.
 const gpu::GpuContext& testGpu()
 {
     static const auto gpu = framecl::test::openTestGpu();
     return *gpu;
 }
 
-std::vector<std::filesystem::path> kernelDirs()
+const std::string luma_offsets = R"(
+[[pipeline]]
+name = "luma"
+stages = [ { plugin = "color", op = "abgr_to_y" } ]
+[[pipeline]]
+name = "luma-offsets"
+stages = [ { plugin = "color", op = "abgr_to_y" }, { plugin = "offset", amount = 40 }, { plugin = "offset", amount = -25 } ]
+)";
+
+const pipeline::PipelineSet& testPipelines()
 {
-    return {std::filesystem::path(std::getenv("FRAMECL_SOURCE_ROOT")) / "kernels"};
+    static framecl::test::TempDir cache_dir;
+    static gpu::ProgramCache cache(cache_dir.path());
+    static const auto set = framecl::test::pipelineSet(framecl::test::pipelineConfig(luma_offsets), testGpu(), cache);
+    return set;
 }
 
 HostImage randomImage(uint32_t fourcc, uint32_t width, uint32_t height, uint32_t seed)
@@ -40,30 +49,13 @@ HostImage randomImage(uint32_t fourcc, uint32_t width, uint32_t height, uint32_t
     return image;
 }
 
-config::Stage stage(std::string plugin, std::string op = {})
+Result<HostImage> runOnce(const std::string& name, const HostImage& input,
+                          gpu::RecordingMode recording = gpu::RecordingMode::Off)
 {
-    config::Stage result{std::move(plugin), {}, {"test.toml", 3, 1}};
-    if (!op.empty())
-        result.parameters.push_back({"op", op, {"test.toml", 3, 10}});
-    return result;
-}
-
-config::Config configWith(std::vector<config::Pipeline> pipelines)
-{
-    config::Config config;
-    config.pipelines = std::move(pipelines);
-    return config;
-}
-
-Result<HostImage> runOnce(const config::Config& config, const std::string& name, const HostImage& input)
-{
-    framecl::test::TempDir cache;
-    gpu::ProgramCache programs(cache.path());
-    auto stages = pipeline::resolvePipeline(config, name);
-    if (!stages)
-        return tl::unexpected(stages.error());
-    auto open = pipeline::InProcessPipeline::open(testGpu(), programs, kernelDirs(), *stages,
-                                                  {input.fourcc, input.width, input.height});
+    auto definition = testPipelines().catalog.find(name);
+    REQUIRE(definition);
+    auto open = pipeline::InProcessPipeline::open(testGpu(), definition, {input.fourcc, input.width, input.height},
+                                                  {recording, true});
     if (!open)
         return tl::unexpected(open.error());
     return open->process(input);
@@ -80,7 +72,7 @@ TEST_CASE("the copy pipeline returns every byte unchanged")
             CAPTURE(width);
             CAPTURE(height);
             const HostImage input = randomImage(fourcc, width, height, width * 31 + height);
-            auto output = runOnce(config::Config{}, "copy", input);
+            auto output = runOnce("copy", input);
             REQUIRE_MESSAGE(output, (output ? "" : output.error().message));
             CHECK(output->fourcc == fourcc);
             CHECK(output->bytes == input.bytes);
@@ -89,12 +81,11 @@ TEST_CASE("the copy pipeline returns every byte unchanged")
 
 TEST_CASE("abgr_to_y matches the BT.601 reference on every pixel")
 {
-    const auto config = configWith({{"luma", {stage("color", "abgr_to_y")}, {}}});
     for (auto [width, height] : odd_sizes) {
         CAPTURE(width);
         CAPTURE(height);
         const HostImage input = randomImage(DRM_FORMAT_ABGR8888, width, height, width + height);
-        auto output = runOnce(config, "luma", input);
+        auto output = runOnce("luma", input);
         REQUIRE_MESSAGE(output, (output ? "" : output.error().message));
         CHECK(output->fourcc == DRM_FORMAT_R8);
         CHECK(output->bytes == framecl::test::lumaPlane(input.bytes));
@@ -104,53 +95,41 @@ TEST_CASE("abgr_to_y matches the BT.601 reference on every pixel")
 TEST_CASE("abgr_to_y rounds an exact half up")
 {
     // 0.114 x 250 = 28.5 exactly.
-    const auto config = configWith({{"luma", {stage("color", "abgr_to_y")}, {}}});
     const HostImage input{DRM_FORMAT_ABGR8888, 2, 1, {0, 0, 250, 255, 255, 255, 255, 0}};
-    auto output = runOnce(config, "luma", input);
+    auto output = runOnce("luma", input);
     REQUIRE(output);
     CHECK(output->bytes == std::vector<uint8_t>{29, 255});
 }
 
-TEST_CASE("stages chain through an intermediate buffer")
+TEST_CASE("every recording mode gives the reference's bytes through three stages and two intermediates")
 {
-    const auto config = configWith({{"luma-copy", {stage("color", "abgr_to_y"), stage("copy")}, {}}});
-    const HostImage input = randomImage(DRM_FORMAT_ABGR8888, 33, 7, 5);
-    auto output = runOnce(config, "luma-copy", input);
-    REQUIRE(output);
-    CHECK(output->bytes == framecl::test::lumaPlane(input.bytes));
+    for (auto mode : {gpu::RecordingMode::Off, gpu::RecordingMode::Khr}) {
+        CAPTURE(gpu::recordingModeName(mode));
+        for (auto [width, height] : odd_sizes) {
+            CAPTURE(width);
+            CAPTURE(height);
+            const HostImage input = randomImage(DRM_FORMAT_ABGR8888, width, height, 7 * width + height);
+            auto output = runOnce("luma-offsets", input, mode);
+            REQUIRE_MESSAGE(output, (output ? "" : output.error().message));
+            const auto expected =
+                framecl::test::offsetPlane(framecl::test::offsetPlane(framecl::test::lumaPlane(input.bytes), 40), -25);
+            CHECK(output->bytes == expected);
+        }
+    }
 }
 
 TEST_CASE("a stage given the wrong input format is refused with both formats named")
 {
-    const auto config = configWith({{"luma", {stage("color", "abgr_to_y")}, {}}});
-    auto output = runOnce(config, "luma", randomImage(DRM_FORMAT_R8, 4, 4, 1));
+    auto output = runOnce("luma", randomImage(DRM_FORMAT_R8, 4, 4, 1));
     REQUIRE_FALSE(output);
     CHECK(output.error().message.find("ABGR8888") != std::string::npos);
     CHECK(output.error().message.find("R8") != std::string::npos);
 }
 
-TEST_CASE("an unknown pipeline is refused with the configured names")
-{
-    const auto config = configWith({{"luma", {stage("color", "abgr_to_y")}, {}}});
-    auto stages = pipeline::resolvePipeline(config, "lumma");
-    REQUIRE_FALSE(stages);
-    CHECK(stages.error().message == "no pipeline named 'lumma' (configured: copy, luma)");
-}
-
-TEST_CASE("a stage this build cannot run names its file and line")
-{
-    const auto config = configWith({{"edges", {stage("sobel")}, {}}});
-    auto stages = pipeline::resolvePipeline(config, "edges");
-    REQUIRE_FALSE(stages);
-    CHECK(stages.error().message.find("test.toml:3: stage 'sobel' is not available") != std::string::npos);
-}
-
 TEST_CASE("a frame of another size than the pipeline was opened for is refused")
 {
-    framecl::test::TempDir cache;
-    gpu::ProgramCache programs(cache.path());
-    auto open = pipeline::InProcessPipeline::open(testGpu(), programs, kernelDirs(),
-                                                  {&pipeline::copyStage()}, {DRM_FORMAT_R8, 8, 8});
+    auto open = pipeline::InProcessPipeline::open(testGpu(), testPipelines().catalog.find("copy"),
+                                                  {DRM_FORMAT_R8, 8, 8}, {});
     REQUIRE(open);
     auto output = open->process(randomImage(DRM_FORMAT_R8, 8, 9, 2));
     REQUIRE_FALSE(output);

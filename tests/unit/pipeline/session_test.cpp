@@ -1,74 +1,122 @@
 // Sessions on buffers with explicit plane layouts (offsets, strides wider than the
-// row), as clients register them.
+// row), as clients register them; and the Adreno paths — recordable queues and on-chip
+// intermediates — through the emulation of the Qualcomm entry points.
 #include <random>
 
 #include <doctest/doctest.h>
 
 #include "gpu_test_support.hpp"
 #include "pipeline/session.hpp"
+#include "pipeline_test_support.hpp"
+#include "qcom_emulation.hpp"
 #include "reference_color.hpp"
+#include "reference_offset.hpp"
 #include "temp_dir.hpp"
-#include "test_env.hpp"
 
 using namespace framecl;
 using pipeline::FrameShape;
 
 namespace {
 
-const gpu::GpuContext& testGpu()
-{
-    static const auto gpu = framecl::test::openTestGpu();
-    return *gpu;
-}
-
 constexpr uint8_t poison = 0xA5;
 
-// A host buffer holding a frame of `layout`, random in the planes' rows and `poison`
-// everywhere else, and the device buffer using it.
+const std::string test_pipelines = R"(
+[[pipeline]]
+name = "luma"
+stages = [ { plugin = "color", op = "abgr_to_y" } ]
+[[pipeline]]
+name = "luma-offsets"
+stages = [ { plugin = "color", op = "abgr_to_y" }, { plugin = "offset", amount = 40 }, { plugin = "offset", amount = -25 } ]
+[[pipeline]]
+name = "copy-twice"
+stages = [ { plugin = "copy" }, { plugin = "copy" } ]
+)";
+
+// A device with its pipelines, each kept for the whole test program.
+struct Device {
+    std::unique_ptr<gpu::GpuContext> gpu;
+    framecl::test::TempDir cache_dir;
+    std::unique_ptr<gpu::ProgramCache> cache;
+    pipeline::PipelineSet pipelines;
+
+    explicit Device(std::unique_ptr<gpu::GpuContext> opened) : gpu(std::move(opened))
+    {
+        cache = std::make_unique<gpu::ProgramCache>(cache_dir.path());
+        pipelines = framecl::test::pipelineSet(framecl::test::pipelineConfig(test_pipelines), *gpu, *cache);
+    }
+};
+
+Device& pocl()
+{
+    static Device device(framecl::test::openTestGpu());
+    return device;
+}
+
+// A host buffer holding a frame of `layout`, random in every byte (or `poison`), and
+// the device buffer made from it.
 struct LaidOutBuffer {
     framecl_frame_layout layout;
     std::vector<uint8_t> bytes;
     cl::Buffer mem;
+    const gpu::GpuContext* gpu;
 
-    LaidOutBuffer(const framecl_frame_layout& layout_, size_t size, uint32_t seed) : layout(layout_), bytes(size, poison)
+    LaidOutBuffer(const gpu::GpuContext& gpu_, const framecl_frame_layout& layout_, size_t size, uint32_t seed)
+        : layout(layout_), bytes(size, poison), gpu(&gpu_)
     {
         std::mt19937 random(seed);
         for (auto& byte : bytes)
             byte = seed ? uint8_t(random()) : poison;
         cl_int err = CL_SUCCESS;
-        mem = cl::Buffer(testGpu().context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes.size(), bytes.data(), &err);
+        mem = cl::Buffer(gpu->context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes.size(), bytes.data(), &err);
         REQUIRE(err == CL_SUCCESS);
     }
 
     void readBack()
     {
-        REQUIRE(testGpu().queue().enqueueReadBuffer(mem, CL_TRUE, 0, bytes.size(), bytes.data()) == CL_SUCCESS);
+        REQUIRE(gpu->queue().enqueueReadBuffer(mem, CL_TRUE, 0, bytes.size(), bytes.data()) == CL_SUCCESS);
     }
 
-    // Row `y` of plane `p`, `row_bytes` long.
     std::vector<uint8_t> row(uint32_t p, uint32_t y, uint32_t row_bytes) const
     {
         const size_t start = layout.planes[p].offset + size_t(y) * layout.planes[p].stride;
         return {bytes.begin() + long(start), bytes.begin() + long(start + row_bytes)};
     }
+
+    // The plane's rows, one after another.
+    std::vector<uint8_t> plane(uint32_t p, uint32_t rows, uint32_t row_bytes) const
+    {
+        std::vector<uint8_t> all;
+        for (uint32_t y = 0; y < rows; ++y) {
+            const auto r = row(p, y, row_bytes);
+            all.insert(all.end(), r.begin(), r.end());
+        }
+        return all;
+    }
 };
 
-std::unique_ptr<pipeline::Session> openSession(const std::vector<const pipeline::BuiltinStage*>& stages,
-                                               const FrameShape& input)
+std::unique_ptr<pipeline::Session> openSession(Device& device, const std::string& name, const FrameShape& input,
+                                               pipeline::SessionOptions options = {})
 {
-    static framecl::test::TempDir cache;
-    static gpu::ProgramCache programs(cache.path());
-    const std::vector<std::filesystem::path> kernels{framecl::test::requireSourceRoot() / "kernels"};
-    auto session = pipeline::Session::open(testGpu(), programs, kernels, "test", stages, input);
+    auto definition = device.pipelines.catalog.find(name);
+    REQUIRE(definition);
+    auto session = pipeline::Session::open(*device.gpu, definition, input, options);
     REQUIRE_MESSAGE(session, (session ? "" : session.error().message));
     return std::move(*session);
 }
 
-void runFrame(pipeline::Session& session, LaidOutBuffer& in, LaidOutBuffer& out)
+void runFrame(Device& device, pipeline::Session& session, LaidOutBuffer& in, LaidOutBuffer& out)
 {
     auto frame = session.enqueue({in.mem(), &in.layout}, {out.mem(), &out.layout});
     REQUIRE_MESSAGE(frame, (frame ? "" : frame.error().message));
+    REQUIRE(device.gpu->queue().finish() == CL_SUCCESS);
     out.readBack();
+}
+
+framecl_frame_layout packed(uint32_t fourcc, uint32_t w, uint32_t h, uint64_t& size)
+{
+    framecl_frame_layout layout{};
+    size = framecl_packed_layout(fourcc, w, h, &layout);
+    return layout;
 }
 
 } // namespace
@@ -78,17 +126,15 @@ TEST_CASE("copy moves each NV12 plane between layouts with different offsets and
     const uint32_t w = 34, h = 6;
     // Input: Y stride 40, UV plane 16 bytes after Y with stride 48. Output: strides 36
     // and 38, planes in the other order.
-    LaidOutBuffer in({DRM_FORMAT_NV12, w, h, 2, {{0, 40}, {40 * h + 16, 48}}}, 40 * h + 16 + 48 * (h / 2), 7);
-    LaidOutBuffer out({DRM_FORMAT_NV12, w, h, 2, {{38 * (h / 2) + 4, 36}, {0, 38}}}, 38 * (h / 2) + 4 + 36 * h, 0);
-    auto session = openSession({&pipeline::copyStage()}, {DRM_FORMAT_NV12, w, h});
-    runFrame(*session, in, out);
+    LaidOutBuffer in(*pocl().gpu, {DRM_FORMAT_NV12, w, h, 2, {{0, 40}, {40 * h + 16, 48}}}, 40 * h + 16 + 48 * (h / 2), 7);
+    LaidOutBuffer out(*pocl().gpu, {DRM_FORMAT_NV12, w, h, 2, {{38 * (h / 2) + 4, 36}, {0, 38}}},
+                      38 * (h / 2) + 4 + 36 * h, 0);
+    auto session = openSession(pocl(), "copy", {DRM_FORMAT_NV12, w, h});
+    runFrame(pocl(), *session, in, out);
 
-    for (uint32_t y = 0; y < h; ++y)
-        CHECK(out.row(0, y, w) == in.row(0, y, w));
-    for (uint32_t y = 0; y < h / 2; ++y)
-        CHECK(out.row(1, y, w) == in.row(1, y, w));
-    // Bytes outside the planes' rows are never written.
-    for (uint32_t y = 0; y < h; ++y)
+    CHECK(out.plane(0, h, w) == in.plane(0, h, w));
+    CHECK(out.plane(1, h / 2, w) == in.plane(1, h / 2, w));
+    for (uint32_t y = 0; y < h; ++y) // bytes outside the planes' rows are never written
         CHECK(out.bytes[out.layout.planes[0].offset + y * 36 + w] == poison);
     CHECK(out.bytes[38 * (h / 2)] == poison);
 }
@@ -96,11 +142,10 @@ TEST_CASE("copy moves each NV12 plane between layouts with different offsets and
 TEST_CASE("abgr_to_y reads a padded ABGR8888 buffer into a padded R8 buffer")
 {
     const uint32_t w = 17, h = 5;
-    LaidOutBuffer in({DRM_FORMAT_ABGR8888, w, h, 1, {{12, 4 * w + 8}}}, 12 + (4 * w + 8) * h, 3);
-    LaidOutBuffer out({DRM_FORMAT_R8, w, h, 1, {{5, 24}}}, 5 + 24 * h, 0);
-    config::Stage stage{"color", {{"op", std::string("abgr_to_y"), {}}}, {}};
-    auto session = openSession({*pipeline::findBuiltinStage(stage)}, {DRM_FORMAT_ABGR8888, w, h});
-    runFrame(*session, in, out);
+    LaidOutBuffer in(*pocl().gpu, {DRM_FORMAT_ABGR8888, w, h, 1, {{12, 4 * w + 8}}}, 12 + (4 * w + 8) * h, 3);
+    LaidOutBuffer out(*pocl().gpu, {DRM_FORMAT_R8, w, h, 1, {{5, 24}}}, 5 + 24 * h, 0);
+    auto session = openSession(pocl(), "luma", {DRM_FORMAT_ABGR8888, w, h});
+    runFrame(pocl(), *session, in, out);
 
     for (uint32_t y = 0; y < h; ++y) {
         CHECK(out.row(0, y, w) == framecl::test::lumaPlane(in.row(0, y, 4 * w)));
@@ -111,28 +156,119 @@ TEST_CASE("abgr_to_y reads a padded ABGR8888 buffer into a padded R8 buffer")
 
 TEST_CASE("a session refuses buffers of another format or size and names both")
 {
-    auto session = openSession({&pipeline::copyStage()}, {DRM_FORMAT_NV12, 64, 32});
-    framecl_frame_layout other{};
-    framecl_packed_layout(DRM_FORMAT_NV12, 64, 34, &other);
-    auto check = session->checkInput(other);
+    auto session = openSession(pocl(), "copy", {DRM_FORMAT_NV12, 64, 32});
+    uint64_t size = 0;
+    auto check = session->checkInput(packed(DRM_FORMAT_NV12, 64, 34, size));
     REQUIRE_FALSE(check);
     CHECK(check.error().message == "input buffer holds NV12 64x34, the session reads NV12 64x32");
-    framecl_packed_layout(DRM_FORMAT_R8, 64, 32, &other);
-    CHECK_FALSE(session->checkOutput(other));
+    CHECK_FALSE(session->checkOutput(packed(DRM_FORMAT_R8, 64, 32, size)));
 }
 
-TEST_CASE("stage times come back one per stage from the profiling events")
+TEST_CASE("without a recording, stage times come one per stage from the profiling events")
 {
-    const uint32_t w = 16, h = 4;
-    framecl_frame_layout packed{};
-    const uint64_t size = framecl_packed_layout(DRM_FORMAT_NV12, w, h, &packed);
-    LaidOutBuffer in(packed, size, 1), out(packed, size, 0);
-    auto session = openSession({&pipeline::copyStage(), &pipeline::copyStage()}, {DRM_FORMAT_NV12, w, h});
+    uint64_t size = 0;
+    const auto layout = packed(DRM_FORMAT_NV12, 16, 4, size);
+    LaidOutBuffer in(*pocl().gpu, layout, size, 1), out(*pocl().gpu, layout, size, 0);
+    auto session = openSession(pocl(), "copy-twice", {DRM_FORMAT_NV12, 16, 4}, {gpu::RecordingMode::Off, true});
     auto frame = session->enqueue({in.mem(), &in.layout}, {out.mem(), &out.layout});
     REQUIRE(frame);
-    REQUIRE(testGpu().queue().finish() == CL_SUCCESS);
+    REQUIRE(pocl().gpu->queue().finish() == CL_SUCCESS);
     CHECK(frame->events.size() == 4); // two planes, two stages
-    CHECK(session->stageTimes(*frame).size() == 2);
+    const auto times = session->stageTimes(*frame);
+    REQUIRE(times.size() == 2);
+    CHECK(times[0].first == "copy");
     out.readBack();
     CHECK(out.bytes == in.bytes);
+}
+
+TEST_CASE("the qcom recording is made once per session and replayed once per frame with only the frame's arguments")
+{
+    framecl::test::QcomEmulation emulation;
+    Device adreno(emulation.openGpu(1 << 20));
+    const uint32_t w = 19, h = 7;
+    uint64_t in_size = 0, out_size = 0;
+    const auto in_layout = packed(DRM_FORMAT_ABGR8888, w, h, in_size);
+    const auto out_layout = packed(DRM_FORMAT_R8, w, h, out_size);
+    auto session = openSession(adreno, "luma-offsets", {DRM_FORMAT_ABGR8888, w, h}, {gpu::RecordingMode::Qcom, true});
+    CHECK(session->recording() == gpu::RecordingMode::Qcom);
+
+    std::vector<std::unique_ptr<LaidOutBuffer>> ins, outs;
+    for (uint32_t frame = 0; frame < 3; ++frame) {
+        ins.push_back(std::make_unique<LaidOutBuffer>(*adreno.gpu, in_layout, in_size, 10 + frame));
+        outs.push_back(std::make_unique<LaidOutBuffer>(*adreno.gpu, out_layout, out_size, 0));
+        runFrame(adreno, *session, *ins.back(), *outs.back());
+        CHECK(outs.back()->bytes ==
+              framecl::test::offsetPlane(framecl::test::offsetPlane(framecl::test::lumaPlane(ins.back()->bytes), 40), -25));
+    }
+
+    const auto& log = emulation.log();
+    CHECK(log.argument_errors.empty());
+    REQUIRE(log.recordings.size() == 1);
+    CHECK(log.recordings[0].dispatches == 3);
+    REQUIRE(log.recording_enqueues.size() == 3);
+    for (uint32_t frame = 0; frame < 3; ++frame) {
+        // The input's buffer, offset and stride on the first dispatch; the output's on
+        // the last; nothing else.
+        const auto& updates = log.recording_enqueues[frame].updates;
+        REQUIRE(updates.size() == 6);
+        cl_mem in_mem = ins[frame]->mem(), out_mem = outs[frame]->mem();
+        CHECK(updates[0].dispatch_index == 0);
+        CHECK(std::memcmp(updates[0].value.data(), &in_mem, sizeof in_mem) == 0);
+        CHECK(updates[3].dispatch_index == 2);
+        CHECK(std::memcmp(updates[3].value.data(), &out_mem, sizeof out_mem) == 0);
+    }
+}
+
+TEST_CASE("intermediates go on-chip without overlapping while live and within the reported size")
+{
+    framecl::test::QcomEmulation emulation;
+    constexpr uint64_t onchip = 64 * 1024;
+    Device adreno(emulation.openGpu(onchip));
+    const uint32_t w = 61, h = 37; // two R8 intermediates of 2257 bytes
+    auto session = openSession(adreno, "luma-offsets", {DRM_FORMAT_ABGR8888, w, h}, {gpu::RecordingMode::Qcom, true});
+    CHECK(session->onchipIntermediates() == 2);
+    CHECK(session->onchipBytes() <= onchip);
+
+    const auto& buffers = emulation.log().onchip_buffers;
+    REQUIRE(buffers.size() == 2);
+    // Both are live at the middle dispatch (written by one, read by the next): disjoint.
+    const bool disjoint = buffers[0].offset + buffers[0].size <= buffers[1].offset ||
+                          buffers[1].offset + buffers[1].size <= buffers[0].offset;
+    CHECK(disjoint);
+    for (const auto& buffer : buffers)
+        CHECK(buffer.offset + buffer.size <= onchip);
+
+    uint64_t in_size = 0, out_size = 0;
+    const auto in_layout = packed(DRM_FORMAT_ABGR8888, w, h, in_size);
+    const auto out_layout = packed(DRM_FORMAT_R8, w, h, out_size);
+    LaidOutBuffer in(*adreno.gpu, in_layout, in_size, 5);
+    LaidOutBuffer out(*adreno.gpu, out_layout, out_size, 0);
+    runFrame(adreno, *session, in, out);
+    CHECK(out.bytes == framecl::test::offsetPlane(framecl::test::offsetPlane(framecl::test::lumaPlane(in.bytes), 40), -25));
+}
+
+TEST_CASE("intermediates too large for the on-chip memory fall back to device buffers")
+{
+    framecl::test::QcomEmulation emulation;
+    Device adreno(emulation.openGpu(1024));
+    const uint32_t w = 64, h = 64; // 4096-byte intermediates: none fits in 1 KiB
+    auto session = openSession(adreno, "luma-offsets", {DRM_FORMAT_ABGR8888, w, h}, {gpu::RecordingMode::Qcom, true});
+    CHECK(session->onchipIntermediates() == 0);
+    CHECK(emulation.log().onchip_buffers.empty());
+
+    uint64_t in_size = 0, out_size = 0;
+    const auto in_layout = packed(DRM_FORMAT_ABGR8888, w, h, in_size);
+    const auto out_layout = packed(DRM_FORMAT_R8, w, h, out_size);
+    LaidOutBuffer in(*adreno.gpu, in_layout, in_size, 6);
+    LaidOutBuffer out(*adreno.gpu, out_layout, out_size, 0);
+    runFrame(adreno, *session, in, out);
+    CHECK(out.bytes == framecl::test::offsetPlane(framecl::test::offsetPlane(framecl::test::lumaPlane(in.bytes), 40), -25));
+}
+
+TEST_CASE("without the qcom recording, no intermediate goes on-chip")
+{
+    framecl::test::QcomEmulation emulation;
+    Device adreno(emulation.openGpu(1 << 20));
+    auto session = openSession(adreno, "luma-offsets", {DRM_FORMAT_ABGR8888, 32, 8}, {gpu::RecordingMode::Off, true});
+    CHECK(session->onchipIntermediates() == 0);
 }

@@ -1,0 +1,56 @@
+// gpu.recording = off: nothing is recorded. Each frame sets the arguments that name its
+// buffers and enqueues every dispatch on the live queue; the dispatches were checked
+// when the session opened, so the frame does no more than that.
+
+#include "gpu/cl_error.hpp"
+#include "gpu/replay_modes.hpp"
+
+namespace framecl::gpu::replay_detail {
+namespace {
+
+class ListReplay final : public Replay {
+public:
+    ListReplay(cl::CommandQueue queue, std::vector<ReplayDispatch> dispatches)
+        : queue_(std::move(queue)), dispatches_(std::move(dispatches))
+    {
+    }
+
+    RecordingMode mode() const override { return RecordingMode::Off; }
+
+    Result<std::vector<cl::Event>> enqueue(const std::vector<ArgUpdate>& updates) override
+    {
+        if (auto checked = checkUpdates("Replay::enqueue", dispatches_, updates); !checked)
+            return tl::unexpected(checked.error());
+        if (auto set = setArguments(dispatches_, updates); !set)
+            return tl::unexpected(set.error());
+
+        std::vector<cl::Event> events;
+        events.reserve(dispatches_.size());
+        for (const ReplayDispatch& dispatch : dispatches_) {
+            cl_event event = nullptr;
+            const cl_int err = clEnqueueNDRangeKernel(queue_(), dispatch.kernel(), dispatch.dims, nullptr,
+                                                      dispatch.global.data(), localSize(dispatch), 0, nullptr,
+                                                      &event);
+            if (err != CL_SUCCESS)
+                return fail(clFailure("clEnqueueNDRangeKernel", err, dispatch.name));
+            events.emplace_back(event); // takes the reference the enqueue returned
+        }
+        return events;
+    }
+
+private:
+    cl::CommandQueue queue_;
+    std::vector<ReplayDispatch> dispatches_;
+};
+
+} // namespace
+
+Result<std::unique_ptr<Replay>> makeListReplay(const GpuContext& gpu, std::vector<ReplayDispatch> dispatches,
+                                               const std::vector<ArgUpdate>& initial)
+{
+    if (auto set = setArguments(dispatches, initial); !set)
+        return tl::unexpected(set.error());
+    return std::make_unique<ListReplay>(gpu.queue(), std::move(dispatches));
+}
+
+} // namespace framecl::gpu::replay_detail

@@ -1,0 +1,160 @@
+/* framecl filter plugins: the ABI between framecld and a plugin shared object.
+ *
+ * A plugin describes; the daemon executes. It exports one function,
+ * framecl_plugin_descriptor(), returning a constant descriptor whose first field is
+ * the ABI version. The daemon checks that version before reading anything else, then
+ * reads the parameter schema, builds the kernel files, and for each pipeline stage
+ * asks `negotiate` (which output format an input format gives) and `plan` (which
+ * dispatches one frame takes). No OpenCL handle crosses this boundary: that is what
+ * lets the daemon record, tile and place intermediates on-chip without the plugin
+ * knowing. Strings and structs the plugin returns are copied by the daemon at once.
+ *
+ * docs/plugin-guide.md walks through writing one. */
+#ifndef FRAMECL_PLUGIN_H
+#define FRAMECL_PLUGIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <framecl/format.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bumped on any change to the structs below; the daemon refuses other versions. */
+#define FRAMECL_PLUGIN_ABI_VERSION 1
+
+/* The one symbol a plugin exports. */
+#define FRAMECL_PLUGIN_ENTRY "framecl_plugin_descriptor"
+
+/* ---- Parameters ------------------------------------------------------------------ */
+
+enum framecl_param_type {
+    FRAMECL_PARAM_TYPE_INT = 0,         /* integer in [min, max] */
+    FRAMECL_PARAM_TYPE_FLOAT = 1,       /* real in [min, max]; an integer in TOML is accepted */
+    FRAMECL_PARAM_TYPE_BOOL = 2,
+    FRAMECL_PARAM_TYPE_ENUM = 3,        /* one string of `allowed` */
+    FRAMECL_PARAM_TYPE_FLOAT_LIST = 4,  /* 1 to max_count reals, each in [min, max] */
+};
+
+struct framecl_param_schema {
+    const char* name;
+    enum framecl_param_type type;
+    const char* help;
+    double default_number;       /* INT, FLOAT, BOOL (0 or 1) */
+    const char* default_string;  /* ENUM */
+    double min;                  /* INT, FLOAT, FLOAT_LIST */
+    double max;
+    const char* const* allowed;  /* ENUM: NULL-terminated */
+    uint32_t max_count;          /* FLOAT_LIST */
+};
+
+/* A parameter's value for one stage, after the daemon checked it against the schema
+ * and filled in defaults. The plugin receives one per schema entry, in schema order.
+ * A FLOAT_LIST the stage does not set has no default: list_count is 0, list NULL. */
+struct framecl_param_value {
+    int64_t int_value;          /* INT, BOOL */
+    double float_value;         /* FLOAT */
+    const char* string_value;   /* ENUM */
+    const double* list;         /* FLOAT_LIST */
+    uint32_t list_count;
+};
+
+/* ---- Formats and plans ----------------------------------------------------------- */
+
+struct framecl_format {
+    uint32_t fourcc;
+    uint32_t width;
+    uint32_t height;
+};
+
+/* What one kernel argument is bound to. INPUT_PLANE, OUTPUT_PLANE and INTERMEDIATE
+ * take THREE consecutive kernel arguments: (__global buffer, uint byte offset of the
+ * plane, uint stride in bytes); the others one. */
+enum framecl_arg_kind {
+    FRAMECL_ARG_INPUT_PLANE = 0,  /* `index`: plane of the stage's input frame */
+    FRAMECL_ARG_OUTPUT_PLANE = 1, /* `index`: plane of the stage's output frame */
+    FRAMECL_ARG_INTERMEDIATE = 2, /* `index`: intermediate of this plan; plane 0 */
+    FRAMECL_ARG_UINT = 3,         /* `uint_value` */
+    FRAMECL_ARG_INT = 4,          /* `int_value` */
+    FRAMECL_ARG_FLOAT = 5,        /* `float_value` */
+    FRAMECL_ARG_LOCAL = 6,        /* `local_bytes` of __local memory */
+};
+
+struct framecl_arg {
+    enum framecl_arg_kind kind;
+    uint32_t index;
+    uint32_t uint_value;
+    int32_t int_value;
+    float float_value;
+    uint32_t local_bytes;
+};
+
+#define FRAMECL_MAX_ARGS 24
+#define FRAMECL_MAX_DISPATCHES 8
+#define FRAMECL_MAX_INTERMEDIATES 4
+
+/* Bits of framecl_dispatch.tileable_axes: the axes along which the daemon may split
+ * the dispatch into tiles (with global offsets) to bound each one's GPU time. */
+#define FRAMECL_AXIS_X 1u
+#define FRAMECL_AXIS_Y 2u
+
+struct framecl_dispatch {
+    const char* kernel;       /* kernel function name */
+    uint32_t kernel_file;     /* index into the descriptor's kernel_files */
+    uint32_t dims;            /* 1 or 2 */
+    size_t global[2];         /* work items; the daemon rounds up to the local size */
+    size_t local_hint[2];     /* 0: let the daemon choose */
+    uint32_t tileable_axes;
+    uint32_t arg_count;
+    struct framecl_arg args[FRAMECL_MAX_ARGS];
+};
+
+/* A buffer private to the stage, tightly packed in `format` (a single-plane format). */
+struct framecl_intermediate {
+    struct framecl_format format;
+};
+
+struct framecl_plan {
+    uint32_t intermediate_count;
+    struct framecl_intermediate intermediates[FRAMECL_MAX_INTERMEDIATES];
+    uint32_t dispatch_count;
+    struct framecl_dispatch dispatches[FRAMECL_MAX_DISPATCHES];
+};
+
+/* ---- The descriptor ---------------------------------------------------------------- */
+
+struct framecl_plugin {
+    uint32_t abi_version; /* FRAMECL_PLUGIN_ABI_VERSION: first, always */
+    const char* name;     /* as written in a [[pipeline]] stage: plugin = "name" */
+    const char* version;
+    const char* description;
+    uint32_t param_count;
+    const struct framecl_param_schema* params;
+    uint32_t kernel_file_count;
+    const char* const* kernel_files; /* found in daemon.kernel_dirs */
+    const char* build_options;       /* for clBuildProgram; may be NULL */
+
+    /* The output format for `in` with `params` (one per schema entry). Returns 0, or
+     * non-zero with a message in `error` ("input must be ABGR8888, got NV12"). */
+    int (*negotiate)(const struct framecl_format* in, const struct framecl_param_value* params,
+                     struct framecl_format* out, char* error, size_t error_size);
+
+    /* The dispatches of one frame of `in` (a format negotiate accepted), in order.
+     * `plan` arrives zeroed. Returns 0, or non-zero with a message in `error`. */
+    int (*plan)(const struct framecl_format* in, const struct framecl_param_value* params,
+                struct framecl_plan* plan, char* error, size_t error_size);
+};
+
+typedef const struct framecl_plugin* (*framecl_plugin_entry)(void);
+
+/* Defined by each plugin. Declared here so that the compiler checks a plugin's
+ * definition against this type and exports it even under -fvisibility=hidden. */
+__attribute__((visibility("default"))) const struct framecl_plugin* framecl_plugin_descriptor(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FRAMECL_PLUGIN_H */

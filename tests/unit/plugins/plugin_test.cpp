@@ -1,0 +1,316 @@
+// A plugin's descriptor, negotiation and plans, checked before the daemon uses them:
+// descriptors written in the test, and the plugins framecld ships.
+#include <cstring>
+#include <functional>
+
+#include <doctest/doctest.h>
+
+#include "pipeline/plugin_params.hpp"
+#include "plugin_test_support.hpp"
+
+using namespace framecl;
+using pipeline::Plugin;
+
+namespace {
+
+const char* const kernel_files[] = {"test.cl"};
+
+// What the test plugin's plan does to a good plan of an R8 frame before returning it;
+// set by each check.
+std::function<void(framecl_plan&)> spoil = [](framecl_plan&) {};
+
+// R8 in, R8 out.
+int negotiateR8(const framecl_format* in, const framecl_param_value*, framecl_format* out,
+                char* error, size_t error_size)
+{
+    if (in->fourcc != DRM_FORMAT_R8) {
+        std::snprintf(error, error_size, "input must be R8");
+        return 1;
+    }
+    *out = *in;
+    return 0;
+}
+
+// One dispatch over the frame with an intermediate, then `spoil`.
+int planSpoiled(const framecl_format* in, const framecl_param_value*, framecl_plan* plan, char*,
+                size_t)
+{
+    plan->intermediate_count = 1;
+    plan->intermediates[0].format = {DRM_FORMAT_R16, in->width, in->height};
+    plan->dispatch_count = 1;
+    framecl_dispatch& dispatch = plan->dispatches[0];
+    dispatch.kernel = "filter";
+    dispatch.dims = 2;
+    dispatch.global[0] = in->width;
+    dispatch.global[1] = in->height;
+    dispatch.tileable_axes = FRAMECL_AXIS_Y;
+    dispatch.arg_count = 4;
+    dispatch.args[0].kind = FRAMECL_ARG_INPUT_PLANE;
+    dispatch.args[1].kind = FRAMECL_ARG_OUTPUT_PLANE;
+    dispatch.args[2].kind = FRAMECL_ARG_INTERMEDIATE;
+    dispatch.args[3].kind = FRAMECL_ARG_LOCAL;
+    dispatch.args[3].local_bytes = 256;
+    spoil(*plan);
+    return 0;
+}
+
+framecl_plugin goodDescriptor()
+{
+    return {FRAMECL_PLUGIN_ABI_VERSION,
+            "spoiled",
+            "1.0",
+            "test",
+            0,
+            nullptr,
+            1,
+            kernel_files,
+            nullptr,
+            negotiateR8,
+            planSpoiled};
+}
+
+const framecl_format r8{DRM_FORMAT_R8, 64, 48};
+
+// The error of `plugin`'s plan for `in`, which must fail.
+std::string planError(const Plugin& plugin, const framecl_format& in = r8)
+{
+    const pipeline::ResolvedParams none;
+    auto plan = plugin.plan(in, none);
+    REQUIRE_FALSE(plan);
+    return plan.error().message;
+}
+
+const pipeline::Plugin& shipped(const std::string& name)
+{
+    static const auto registry = pipeline::PluginRegistry::load({test::pluginDir()});
+    const pipeline::Plugin* plugin = registry->find(name);
+    REQUIRE(plugin);
+    return *plugin;
+}
+
+} // namespace
+
+TEST_CASE("a descriptor of another ABI version is refused without reading past the version")
+{
+    // Only the version is set: a reader of any other field would follow garbage.
+    framecl_plugin descriptor;
+    std::memset(&descriptor, 0xff, sizeof descriptor);
+    descriptor.abi_version = 7;
+    const auto plugin = Plugin::fromDescriptor(&descriptor, "old.so");
+    REQUIRE_FALSE(plugin);
+    CHECK(plugin.error().message == "old.so: plugin ABI version 7, this framecld needs 1");
+}
+
+TEST_CASE("a descriptor that cannot be used is refused, naming the plugin and the fault")
+{
+    const char* const no_values[] = {nullptr};
+    const char* const values[] = {"a", "b", nullptr};
+    struct Case {
+        std::function<void(framecl_plugin&, framecl_param_schema&)> spoil;
+        std::string message;
+    };
+    const Case cases[] = {
+        {[](framecl_plugin& d, framecl_param_schema&) { d.name = nullptr; },
+         "the descriptor has no name"},
+        {[](framecl_plugin& d, framecl_param_schema&) { d.negotiate = nullptr; },
+         "plugin 'p': negotiate is NULL"},
+        {[](framecl_plugin& d, framecl_param_schema&) { d.plan = nullptr; },
+         "plugin 'p': plan is NULL"},
+        {[](framecl_plugin& d, framecl_param_schema&) { d.kernel_file_count = 0; },
+         "plugin 'p': it declares no kernel files"},
+        {[](framecl_plugin&, framecl_param_schema& s) { s.name = nullptr; },
+         "plugin 'p': parameter 0 has no name"},
+        {[&](framecl_plugin&, framecl_param_schema& s) {
+             s.type = FRAMECL_PARAM_TYPE_ENUM;
+             s.allowed = no_values;
+         },
+         "plugin 'p': parameter 'k': an ENUM without allowed values"},
+        {[&](framecl_plugin&, framecl_param_schema& s) {
+             s.type = FRAMECL_PARAM_TYPE_ENUM;
+             s.allowed = values;
+             s.default_string = "c";
+         },
+         "plugin 'p': parameter 'k': default 'c' is not one of a, b"},
+        {[](framecl_plugin&, framecl_param_schema& s) { s.default_number = 9; },
+         "plugin 'p': parameter 'k': default 9 is not between 1 and 7"},
+        {[](framecl_plugin&, framecl_param_schema& s) { s.type = framecl_param_type(42); },
+         "plugin 'p': parameter 'k': unknown type 42"},
+    };
+    for (const Case& c : cases) {
+        CAPTURE(c.message);
+        framecl_param_schema schema{"k", FRAMECL_PARAM_TYPE_INT, nullptr, 3, nullptr, 1, 7, nullptr,
+                                    0};
+        framecl_plugin descriptor = goodDescriptor();
+        descriptor.name = "p";
+        descriptor.param_count = 1;
+        descriptor.params = &schema;
+        c.spoil(descriptor, schema);
+        const auto plugin = Plugin::fromDescriptor(&descriptor, "p.so");
+        REQUIRE_FALSE(plugin);
+        CHECK(plugin.error().message == "p.so: " + c.message);
+    }
+}
+
+TEST_CASE("a plan that breaks the ABI's rules is refused, naming the plugin and the fault")
+{
+    struct Case {
+        std::function<void(framecl_plan&)> spoil;
+        std::string fault;
+    };
+    const Case cases[] = {
+        {[](framecl_plan& p) { p.dispatch_count = 0; }, "dispatch_count 0 is not between 1 and 8"},
+        {[](framecl_plan& p) { p.dispatch_count = 9; }, "dispatch_count 9 is not between 1 and 8"},
+        {[](framecl_plan& p) { p.intermediate_count = 5; }, "intermediate_count 5 is above 4"},
+        {[](framecl_plan& p) { p.intermediates[0].format.fourcc = DRM_FORMAT_NV12; },
+         "intermediate 0 is NV12 64x48, not a single-plane format of non-zero size"},
+        {[](framecl_plan& p) { p.intermediates[0].format.width = 0; },
+         "intermediate 0 is R16 0x48, not a single-plane format of non-zero size"},
+        {[](framecl_plan& p) { p.dispatches[0].kernel = nullptr; }, "dispatch 0: no kernel name"},
+        {[](framecl_plan& p) { p.dispatches[0].kernel_file = 1; },
+         "dispatch 0: kernel_file 1, but the plugin has 1 kernel file"},
+        {[](framecl_plan& p) { p.dispatches[0].dims = 3; }, "dispatch 0: dims 3 is not 1 or 2"},
+        {[](framecl_plan& p) { p.dispatches[0].global[1] = 0; }, "dispatch 0: global[1] is 0"},
+        {[](framecl_plan& p) { p.dispatches[0].local_hint[0] = 8; },
+         "dispatch 0: local_hint 8x0 sets one axis only"},
+        {[](framecl_plan& p) { p.dispatches[0].dims = 1; },
+         "dispatch 0: tileable_axes 0x2 names an axis a 1-dimensional dispatch lacks"},
+        {[](framecl_plan& p) { p.dispatches[0].arg_count = 25; },
+         "dispatch 0: arg_count 25 is above 24"},
+        {[](framecl_plan& p) { p.dispatches[0].args[0].index = 1; },
+         "dispatch 0: argument 0: input plane 1, but R8 64x48 has 1"},
+        {[](framecl_plan& p) { p.dispatches[0].args[1].index = 2; },
+         "dispatch 0: argument 1: output plane 2, but R8 64x48 has 1"},
+        {[](framecl_plan& p) { p.dispatches[0].args[2].index = 1; },
+         "dispatch 0: argument 2: intermediate 1, but the plan declares 1"},
+        {[](framecl_plan& p) { p.dispatches[0].args[3].local_bytes = 0; },
+         "dispatch 0: argument 3: local memory of 0 bytes"},
+        {[](framecl_plan& p) { p.dispatches[0].args[3].kind = framecl_arg_kind(9); },
+         "dispatch 0: argument 3: unknown kind 9"},
+    };
+    const framecl_plugin descriptor = goodDescriptor();
+    const Plugin plugin = test::pluginOf(descriptor);
+    for (const Case& c : cases) {
+        CAPTURE(c.fault);
+        spoil = c.spoil;
+        CHECK(planError(plugin) ==
+              "plugin 'spoiled' (in-test) returned a bad plan for R8 64x48: " + c.fault);
+    }
+    spoil = [](framecl_plan&) {};
+    CHECK(plugin.plan(r8, {}));
+}
+
+TEST_CASE("a plan comes back with the plugin's kernel names copied and nothing past its counts")
+{
+    static char name[16];
+    std::strcpy(name, "filter");
+    spoil = [](framecl_plan& p) {
+        p.dispatches[0].kernel = name;
+        p.dispatches[1].kernel = "left behind"; // past dispatch_count
+    };
+    const framecl_plugin descriptor = goodDescriptor();
+    const Plugin plugin = test::pluginOf(descriptor);
+    auto plan = plugin.plan(r8, {});
+    spoil = [](framecl_plan&) {};
+    REQUIRE(plan);
+    std::strcpy(name, "overwritten");
+    CHECK(std::string(plan->dispatches[0].kernel) == "filter");
+    CHECK(plan->dispatches[1].kernel == nullptr);
+}
+
+TEST_CASE("a format negotiate refuses is never planned, and the plugin's own message is the error")
+{
+    const framecl_plugin descriptor = goodDescriptor();
+    const Plugin plugin = test::pluginOf(descriptor);
+    CHECK(planError(plugin, {DRM_FORMAT_NV12, 64, 48}) == "input must be R8");
+}
+
+TEST_CASE("a plugin's error text is cut to its buffer and always terminated")
+{
+    framecl_plugin descriptor = goodDescriptor();
+    descriptor.negotiate = [](const framecl_format*, const framecl_param_value*, framecl_format*,
+                              char* error, size_t error_size) {
+        std::memset(error, 'x', error_size); // no terminating NUL
+        return 1;
+    };
+    const auto message = test::pluginOf(descriptor).negotiate(r8, {}).error().message;
+    CHECK(message == std::string(255, 'x'));
+}
+
+TEST_CASE("a refusal without a message still says which plugin refused what")
+{
+    framecl_plugin descriptor = goodDescriptor();
+    descriptor.negotiate = [](const framecl_format*, const framecl_param_value*, framecl_format*,
+                              char*, size_t) { return 1; };
+    CHECK(test::pluginOf(descriptor).negotiate(r8, {}).error().message ==
+          "plugin 'spoiled' (in-test) refused R8 64x48 without saying why");
+}
+
+TEST_CASE("a negotiated output framecld cannot hold is refused")
+{
+    framecl_plugin descriptor = goodDescriptor();
+    descriptor.negotiate = [](const framecl_format* in, const framecl_param_value*,
+                              framecl_format* out, char*, size_t) {
+        *out = {DRM_FORMAT_NV12, in->width + 1, in->height};
+        return 0;
+    };
+    CHECK(test::pluginOf(descriptor).negotiate(r8, {}).error().message ==
+          "plugin 'spoiled' (in-test) answered NV12 65x48 for R8 64x48: not a format and size "
+          "framecld can hold");
+}
+
+TEST_CASE("copy plans one copy_plane dispatch per plane over its row bytes and rows")
+{
+    const auto registry = pipeline::PluginRegistry::load({});
+    const Plugin& copy = *registry->find("copy");
+    auto plan = copy.plan({DRM_FORMAT_NV12, 34, 6}, {});
+    REQUIRE_MESSAGE(plan, (plan ? "" : plan.error().message));
+    REQUIRE(plan->dispatch_count == 2);
+    CHECK(plan->intermediate_count == 0);
+    for (uint32_t p = 0; p < 2; ++p) {
+        const framecl_dispatch& dispatch = plan->dispatches[p];
+        CHECK(std::string(dispatch.kernel) == "copy_plane");
+        CHECK(dispatch.global[0] == 34);
+        CHECK(dispatch.global[1] == (p == 0 ? 6 : 3));
+        REQUIRE(dispatch.arg_count == 4);
+        CHECK(dispatch.args[0].kind == FRAMECL_ARG_INPUT_PLANE);
+        CHECK(dispatch.args[0].index == p);
+        CHECK(dispatch.args[1].kind == FRAMECL_ARG_OUTPUT_PLANE);
+        CHECK(dispatch.args[1].index == p);
+    }
+}
+
+TEST_CASE(
+    "color turns ABGR8888 into R8 of the same size with one abgr_to_y dispatch, tileable by rows")
+{
+    const Plugin& color = shipped("color");
+    auto params = pipeline::resolveParams(color, {});
+    REQUIRE(params);
+    const framecl_format in{DRM_FORMAT_ABGR8888, 33, 7};
+    auto out = color.negotiate(in, *params);
+    REQUIRE(out);
+    CHECK(out->fourcc == DRM_FORMAT_R8);
+    CHECK(out->width == 33);
+    CHECK(out->height == 7);
+
+    auto plan = color.plan(in, *params);
+    REQUIRE(plan);
+    REQUIRE(plan->dispatch_count == 1);
+    const framecl_dispatch& dispatch = plan->dispatches[0];
+    CHECK(std::string(dispatch.kernel) == "abgr_to_y");
+    CHECK(dispatch.dims == 2);
+    CHECK(dispatch.global[0] == 33);
+    CHECK(dispatch.global[1] == 7);
+    CHECK(dispatch.tileable_axes == FRAMECL_AXIS_Y);
+}
+
+TEST_CASE("color refuses an input that is not ABGR8888, naming the op and the input")
+{
+    const Plugin& color = shipped("color");
+    auto params =
+        pipeline::resolveParams(color, {test::stageParameter("op", std::string("abgr_to_y"))});
+    REQUIRE(params);
+    CHECK(color.negotiate({DRM_FORMAT_NV12, 64, 48}, *params).error().message ==
+          "input must be ABGR8888, got NV12");
+    CHECK(color.negotiate({DRM_FORMAT_R8, 64, 48}, *params).error().message ==
+          "input must be ABGR8888, got R8");
+}
