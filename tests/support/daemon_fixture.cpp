@@ -11,15 +11,29 @@ namespace framecl::test {
 RunningDaemon::RunningDaemon(const std::string& extra_toml, const std::string& daemon_keys)
     : socket_(dir_ / "framecl.sock")
 {
+    reconfigure(extra_toml, daemon_keys);
+    notify_ = std::make_unique<NotifySocket>(dir_ / "notify.sock");
+    start();
+}
+
+void RunningDaemon::reconfigure(const std::string& extra_toml, const std::string& daemon_keys)
+{
+    // kernel_dirs may come in `daemon_keys`; TOML refuses a key set twice.
+    const bool own_kernel_dirs = daemon_keys.find("kernel_dirs") != std::string::npos;
     const std::string base = "[daemon]\n"
                              "socket = \"" + socket_.string() + "\"\n"
-                             "buffer_socket = \"" + (dir_ / "buffers.sock").string() + "\"\n"
-                             "kernel_dirs = [\"" + (requireSourceRoot() / "kernels").string() + "\"]\n"
+                             "buffer_socket = \"" + (dir_ / "buffers.sock").string() + "\"\n" +
+                             (own_kernel_dirs ? "" : "kernel_dirs = [\"" + (requireSourceRoot() / "kernels").string() + "\"]\n") +
                              "cache_dir = \"" + (dir_ / "cache").string() + "\"\n"
                              "pipeline_dirs = []\n" + daemon_keys + "\n";
     config_ = dir_.write("framecld.toml", base + extra_toml);
-    notify_ = std::make_unique<NotifySocket>(dir_ / "notify.sock");
-    start();
+}
+
+void RunningDaemon::reload()
+{
+    process_->signal(SIGHUP);
+    const auto ready = notify_->waitFor("READY=1", 60s);
+    REQUIRE_MESSAGE(ready, "framecld did not reload:\n" << process_->stderrText());
 }
 
 RunningDaemon::~RunningDaemon()

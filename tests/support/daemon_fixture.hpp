@@ -31,6 +31,11 @@ public:
     // Starts it again on the same config and sockets; returns once READY=1.
     void start();
 
+    // Rewrites the config as the constructor did; the daemon reads it at reload().
+    void reconfigure(const std::string& extra_toml, const std::string& daemon_keys = "");
+    // SIGHUP; returns once the daemon said READY=1 again.
+    void reload();
+
     std::string log() const { return process_ ? process_->stderrText() : ""; }
 
 private:
