@@ -2,7 +2,9 @@
 // kernels are in kernels/color.cl. The worked example of docs/plugin-guide.md.
 //
 // A stage chooses its conversion with `op`:
-//   abgr_to_y  ABGR8888 -> R8, BT.601 luma
+//   abgr_to_y     ABGR8888 -> R8, BT.601 luma
+//   nv12_to_y     NV12 -> R8, the Y plane unchanged
+//   nv12_to_abgr  NV12 -> ABGR8888, with `matrix` (bt601, bt709) and `range` (limited, full)
 #include <cstdio>
 #include <cstring>
 
@@ -11,17 +13,24 @@
 namespace {
 
 // The values of `op`, in the order of the Op enum.
-const char* const ops[] = {"abgr_to_y", nullptr};
-enum Op { abgr_to_y };
+const char* const ops[] = {"abgr_to_y", "nv12_to_y", "nv12_to_abgr", nullptr};
+enum Op { abgr_to_y, nv12_to_y, nv12_to_abgr };
+
+// The values of `matrix` and `range`, in the order of their enums.
+const char* const matrices[] = {"bt601", "bt709", nullptr};
+enum Matrix { bt601, bt709 };
+const char* const ranges[] = {"limited", "full", nullptr};
+enum Range { limited, full };
 
 // Parameter indices: the daemon passes one value per schema entry, in this order.
-enum Param { param_op, param_count };
+enum Param { param_op, param_matrix, param_range, param_count };
 
 const framecl_param_schema params[param_count] = {
     {
         .name = "op",
         .type = FRAMECL_PARAM_TYPE_ENUM,
-        .help = "the conversion: abgr_to_y (ABGR8888 to BT.601 luma in R8)",
+        .help = "the conversion: abgr_to_y (ABGR8888 to BT.601 luma in R8), nv12_to_y (the Y plane of "
+                "NV12 as R8), nv12_to_abgr (NV12 to ABGR8888, alpha 255)",
         .default_number = 0,
         .default_string = "abgr_to_y",
         .min = 0,
@@ -29,29 +38,76 @@ const framecl_param_schema params[param_count] = {
         .allowed = ops,
         .max_count = 0,
     },
+    {
+        .name = "matrix",
+        .type = FRAMECL_PARAM_TYPE_ENUM,
+        .help = "the YCbCr matrix of nv12_to_abgr: bt601 (Kr 0.299, Kb 0.114) or bt709 (Kr 0.2126, Kb 0.0722)",
+        .default_number = 0,
+        .default_string = "bt601",
+        .min = 0,
+        .max = 0,
+        .allowed = matrices,
+        .max_count = 0,
+    },
+    {
+        .name = "range",
+        .type = FRAMECL_PARAM_TYPE_ENUM,
+        .help = "the code range of nv12_to_abgr's input: limited (Y 16-235, Cb and Cr 16-240) or full (0-255)",
+        .default_number = 0,
+        .default_string = "limited",
+        .min = 0,
+        .max = 0,
+        .allowed = ranges,
+        .max_count = 0,
+    },
 };
 
 const char* const kernel_files[] = {"color.cl"};
 
-// The daemon has checked the value against `ops`.
-Op opOf(const framecl_param_value* values)
+// The index of an ENUM parameter's value in `allowed`; the daemon has checked that it
+// is one of them.
+int enumIndex(const framecl_param_value& value, const char* const* allowed)
 {
-    Op op = abgr_to_y;
-    for (int i = 0; ops[i]; ++i)
-        if (std::strcmp(values[param_op].string_value, ops[i]) == 0)
-            op = Op(i);
-    return op;
+    int index = 0;
+    for (int i = 0; allowed[i]; ++i)
+        if (std::strcmp(value.string_value, allowed[i]) == 0)
+            index = i;
+    return index;
 }
 
-// A DRM fourcc as its four characters ("NV12"), trailing spaces dropped ("R8"). The
-// daemon's format names are not for plugins: a plugin links nothing of framecld.
-void fourccText(uint32_t fourcc, char text[5])
+Op opOf(const framecl_param_value* values)
 {
+    return Op(enumIndex(values[param_op], ops));
+}
+
+// A format as framecl names it ("ABGR8888", whose fourcc reads "AB24"), or another
+// fourcc as its four characters, trailing spaces dropped, written into `text`. The
+// daemon's framecl_format_name() is not for plugins: a plugin links nothing of framecld.
+const char* formatName(uint32_t fourcc, char text[5])
+{
+    switch (fourcc) {
+    case DRM_FORMAT_R8:
+        return "R8";
+    case DRM_FORMAT_R16:
+        return "R16";
+    case DRM_FORMAT_NV12:
+        return "NV12";
+    case DRM_FORMAT_ABGR8888:
+        return "ABGR8888";
+    }
     for (int i = 0; i < 4; ++i)
         text[i] = char((fourcc >> (8 * i)) & 0xff);
     text[4] = '\0';
     for (int i = 3; i > 0 && text[i] == ' '; --i)
         text[i] = '\0';
+    return text;
+}
+
+int refuseInput(const framecl_format* in, const char* expected, char* error, size_t error_size)
+{
+    char text[5];
+    std::snprintf(error, error_size, "input must be %s, got %s", expected, formatName(in->fourcc, text));
+    return 1;
 }
 
 int negotiate(const framecl_format* in, const framecl_param_value* values, framecl_format* out,
@@ -59,13 +115,19 @@ int negotiate(const framecl_format* in, const framecl_param_value* values, frame
 {
     switch (opOf(values)) {
     case abgr_to_y:
-        if (in->fourcc != DRM_FORMAT_ABGR8888) {
-            char got[5];
-            fourccText(in->fourcc, got);
-            std::snprintf(error, error_size, "input must be ABGR8888, got %s", got);
-            return 1;
-        }
+        if (in->fourcc != DRM_FORMAT_ABGR8888)
+            return refuseInput(in, "ABGR8888", error, error_size);
         *out = {DRM_FORMAT_R8, in->width, in->height};
+        return 0;
+    case nv12_to_y:
+        if (in->fourcc != DRM_FORMAT_NV12)
+            return refuseInput(in, "NV12", error, error_size);
+        *out = {DRM_FORMAT_R8, in->width, in->height};
+        return 0;
+    case nv12_to_abgr:
+        if (in->fourcc != DRM_FORMAT_NV12)
+            return refuseInput(in, "NV12", error, error_size);
+        *out = {DRM_FORMAT_ABGR8888, in->width, in->height};
         return 0;
     }
     std::snprintf(error, error_size, "unknown op");
@@ -85,6 +147,14 @@ framecl_arg uintArg(uint32_t value)
     framecl_arg arg{};
     arg.kind = FRAMECL_ARG_UINT;
     arg.uint_value = value;
+    return arg;
+}
+
+framecl_arg floatArg(double value)
+{
+    framecl_arg arg{};
+    arg.kind = FRAMECL_ARG_FLOAT;
+    arg.float_value = float(value);
     return arg;
 }
 
@@ -108,6 +178,69 @@ void planAbgrToY(const framecl_format* in, framecl_plan* plan)
     plan->dispatch_count = 1;
 }
 
+// nv12_to_y(y, y_offset, y_stride, dst, dst_offset, dst_stride, width, height): one
+// work item per pixel of the Y plane (plane 0); the UV plane is not read.
+void planNv12ToY(const framecl_format* in, framecl_plan* plan)
+{
+    framecl_dispatch& dispatch = plan->dispatches[0];
+    dispatch.kernel = "nv12_to_y";
+    dispatch.kernel_file = 0;
+    dispatch.dims = 2;
+    dispatch.global[0] = in->width;
+    dispatch.global[1] = in->height;
+    dispatch.tileable_axes = FRAMECL_AXIS_X | FRAMECL_AXIS_Y;
+    dispatch.args[0] = planeArg(FRAMECL_ARG_INPUT_PLANE, 0);
+    dispatch.args[1] = planeArg(FRAMECL_ARG_OUTPUT_PLANE, 0);
+    dispatch.args[2] = uintArg(in->width);
+    dispatch.args[3] = uintArg(in->height);
+    dispatch.arg_count = 4;
+    plan->dispatch_count = 1;
+}
+
+// nv12_to_abgr(y plane, uv plane, dst, width, height, y_offset, y_scale, r_cr, g_cb,
+// g_cr, b_cb): one work item per 2x2 block, which shares one Cb, Cr pair. The
+// conversion of docs/filters.md is folded here, in double, into one affine map per
+// channel, so the kernel does four multiply-adds per pixel:
+//   Y' = (Y - y_offset) * y_scale
+//   R = Y' + r_cr * (Cr - 128)
+//   G = Y' - g_cb * (Cb - 128) - g_cr * (Cr - 128)
+//   B = Y' + b_cb * (Cb - 128)
+// with the chroma scale (255/224 for limited range) inside the four coefficients.
+void planNv12ToAbgr(const framecl_format* in, const framecl_param_value* values, framecl_plan* plan)
+{
+    const bool bt709_matrix = enumIndex(values[param_matrix], matrices) == bt709;
+    const bool full_range = enumIndex(values[param_range], ranges) == full;
+    const double kr = bt709_matrix ? 0.2126 : 0.299;
+    const double kb = bt709_matrix ? 0.0722 : 0.114;
+    const double kg = 1.0 - kr - kb;
+    const double y_offset = full_range ? 0.0 : 16.0;
+    const double y_scale = full_range ? 1.0 : 255.0 / 219.0;
+    const double c_scale = full_range ? 1.0 : 255.0 / 224.0;
+    const double r_cr = 2.0 * (1.0 - kr) * c_scale;
+    const double b_cb = 2.0 * (1.0 - kb) * c_scale;
+
+    framecl_dispatch& dispatch = plan->dispatches[0];
+    dispatch.kernel = "nv12_to_abgr";
+    dispatch.kernel_file = 0;
+    dispatch.dims = 2;
+    dispatch.global[0] = in->width / 2;
+    dispatch.global[1] = in->height / 2;
+    dispatch.tileable_axes = FRAMECL_AXIS_X | FRAMECL_AXIS_Y;
+    dispatch.args[0] = planeArg(FRAMECL_ARG_INPUT_PLANE, 0);
+    dispatch.args[1] = planeArg(FRAMECL_ARG_INPUT_PLANE, 1);
+    dispatch.args[2] = planeArg(FRAMECL_ARG_OUTPUT_PLANE, 0);
+    dispatch.args[3] = uintArg(in->width);
+    dispatch.args[4] = uintArg(in->height);
+    dispatch.args[5] = floatArg(y_offset);
+    dispatch.args[6] = floatArg(y_scale);
+    dispatch.args[7] = floatArg(r_cr);
+    dispatch.args[8] = floatArg(kb * b_cb / kg);
+    dispatch.args[9] = floatArg(kr * r_cr / kg);
+    dispatch.args[10] = floatArg(b_cb);
+    dispatch.arg_count = 11;
+    plan->dispatch_count = 1;
+}
+
 // `in` is a format negotiate accepted, so only the op is left to choose.
 int plan(const framecl_format* in, const framecl_param_value* values, framecl_plan* plan,
          char* error, size_t error_size)
@@ -115,6 +248,12 @@ int plan(const framecl_format* in, const framecl_param_value* values, framecl_pl
     switch (opOf(values)) {
     case abgr_to_y:
         planAbgrToY(in, plan);
+        return 0;
+    case nv12_to_y:
+        planNv12ToY(in, plan);
+        return 0;
+    case nv12_to_abgr:
+        planNv12ToAbgr(in, values, plan);
         return 0;
     }
     std::snprintf(error, error_size, "unknown op");

@@ -30,10 +30,11 @@ TEST_CASE("the shipped framecld.toml and pipelines.d load")
     CHECK(result->daemon.socket == defaults.socket);
     CHECK(result->daemon.pipeline_dirs == defaults.pipeline_dirs);
     CHECK(result->gpu.device == "auto");
-    // pipelines.d ships only an example (*.toml.example), which is not read.
-    REQUIRE(result->pipelines.size() == 1);
+    REQUIRE(result->pipelines.size() == 2);
     CHECK(result->pipelines[0].name == "luma");
     CHECK(result->pipelines[0].stages.at(0).plugin == "color");
+    CHECK(result->pipelines[1].name == "denoise-edges");
+    CHECK(result->pipelines[1].stages.size() == 3);
 }
 
 } // namespace

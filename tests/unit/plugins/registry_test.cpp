@@ -1,4 +1,6 @@
 // Loading plugins from directories: what loads, what is refused and how it is said.
+#include <algorithm>
+
 #include <doctest/doctest.h>
 
 #include "plugin_test_support.hpp"
@@ -42,11 +44,13 @@ TEST_CASE("color loads from the plugin directory with its schema")
     CHECK(color->file() == test::pluginDir() / "framecl-color.so");
     CHECK_FALSE(color->version().empty());
     CHECK(color->kernelFiles() == std::vector<std::string>{"color.cl"});
-    REQUIRE(color->params().size() == 1);
+    REQUIRE(color->params().size() == 3);
     const pipeline::ParamSchema& op = color->params()[0];
     CHECK(op.name == "op");
     CHECK(op.type == FRAMECL_PARAM_TYPE_ENUM);
-    CHECK(op.allowed == std::vector<std::string>{"abgr_to_y"});
+    CHECK(op.allowed == std::vector<std::string>{"abgr_to_y", "nv12_to_y", "nv12_to_abgr"});
+    CHECK(color->params()[1].name == "matrix");
+    CHECK(color->params()[2].name == "range");
     CHECK(op.default_string == "abgr_to_y");
     CHECK_FALSE(op.help.empty());
 }
@@ -124,11 +128,20 @@ TEST_CASE("a missing plugin directory is a problem, and the other directories st
 
 TEST_CASE("plugins are listed copy first, then by directory and file name")
 {
-    const auto registry = PluginRegistry::load({test::pluginDir(), test::testPluginDir()});
-    std::vector<std::string> names;
-    for (const pipeline::Plugin* plugin : registry->plugins())
-        names.push_back(plugin->name());
-    CHECK(names == std::vector<std::string>{"copy", "color", "broken_kernel", "offset"});
+    const auto names = [](const std::vector<fs::path>& dirs) {
+        std::vector<std::string> loaded;
+        const auto registry = PluginRegistry::load(dirs); // outlives the loop: it owns the plugins
+        for (const pipeline::Plugin* plugin : registry->plugins())
+            loaded.push_back(plugin->name());
+        return loaded;
+    };
+    CHECK(names({test::testPluginDir()}) == std::vector<std::string>{"copy", "broken_kernel", "offset"});
+    // The build's plugins (whichever exist) before the second directory's.
+    const auto both = names({test::pluginDir(), test::testPluginDir()});
+    const auto at = [&](const std::string& name) { return std::find(both.begin(), both.end(), name) - both.begin(); };
+    CHECK(at("copy") == 0);
+    CHECK(at("color") < at("broken_kernel"));
+    CHECK(at("broken_kernel") < at("offset"));
 }
 
 TEST_CASE("a plugin file replaced on disk is loaded anew, while the registry loaded before keeps "

@@ -1,0 +1,305 @@
+// Epsilon filter (guide 80-NB295-11 §10.3): R8 -> R8. Each output pixel is the mean of
+// the pixels p of its (2r+1)x(2r+1) window with |p - c| <= threshold, c the centre
+// (which always counts), rounded to nearest with halves up; pixels outside the image
+// follow `border` (docs/filters.md). The variants are the guide's steps, side by side:
+//
+//   epsilon_baseline    §10.3.1: one output pixel per work item; each window pixel is
+//                       loaded, converted to float and compared, with a branch. Reads
+//                       (2r+1)^2 + 1 bytes (82 for r = 4) and writes 1 byte per output pixel.
+//   epsilon_packed      §10.3.2 and §10.3.3: four output pixels per work item. Each window
+//                       row is loaded once, as 20 bytes in two vector loads (the centre
+//                       row once more for the centres), and held in registers while the
+//                       four windows slide over it; the ternary operator selects, as in
+//                       the guide. Reads 5(2r+2) bytes (50 for r = 4) and writes 1 byte
+//                       per output pixel.
+//   epsilon_branchless  epsilon_packed with §10.3.6's branch removal: each comparison
+//                       becomes 1.0 or 0.0, and one multiply-add accumulates the sum and
+//                       the count together. Bytes as epsilon_packed.
+//   epsilon_half        epsilon_branchless in half precision (§10.3.2) where the device
+//                       has cl_khr_fp16, in float where it has not. Bytes as epsilon_packed.
+//
+// Pixels are compared as the values 0..255, not normalised to 0..1 as the guide's UNORM
+// image reads are, so every threshold test is exact; every mean is divided and rounded
+// in integers, (2 sum + count) / (2 count). Float holds whole numbers below 2^24 exactly,
+// and every float sum here stays below that, so all variants are exact but half in half
+// precision. That one sums each window row in half: exact up to 2048, off by at most 1 per
+// addition above (the sums stay whole), and only the 9th and later counted pixels of a
+// row can take a sum past 2048. So the sum is off by less than the count, the mean by
+// less than 1, and the result by at most 1.
+//
+// The packed variants compute in float rather than in 32-bit integers because GPUs issue
+// float at least as fast (H100: 128 FP32 and 64 INT32 lanes per SM and clock). A pixel
+// becomes the float 2^23 + p by setting the exponent bits above its byte, without a
+// conversion instruction; differences of two such floats are exact.
+
+#ifdef cl_khr_fp16
+#pragma OPENCL EXTENSION cl_khr_fp16 : enable
+typedef half real;
+typedef half4 real4;
+#define convert_real4 convert_half4
+#else
+typedef float real;
+typedef float4 real4;
+#define convert_real4 convert_float4
+#endif
+
+// The values of `border`, in the order of the plugin's `borders`.
+#define BORDER_REPLICATE 0
+#define BORDER_REFLECT101 1
+#define BORDER_CONSTANT 2
+
+// Pixels x0 - SPAN_LEFT .. x0 + 11 of a row: the windows of the four outputs x0 .. x0 + 3
+// at radius 7, the largest, loaded as 16 bytes and 4.
+#define SPAN_LEFT 8
+#define SPAN 20
+
+// The bits of the float 2^23, and the float: 2^23 + p has p in its low mantissa bits.
+#define EXPONENT_2_23 0x4B000000u
+#define FLOAT_2_23 8388608.0f
+
+// The index inside [0, size) that stands for `i`, or -1 where a constant border gives
+// the border value. Reflect101 repeats for windows wider than the image.
+int border_index(int i, int size, uint border)
+{
+    if (i >= 0 && i < size)
+        return i;
+    if (border == BORDER_CONSTANT)
+        return -1;
+    if (border == BORDER_REPLICATE || size == 1)
+        return clamp(i, 0, size - 1);
+    const int period = 2 * (size - 1);
+    int m = i % period;
+    if (m < 0)
+        m += period;
+    return m < size ? m : period - m;
+}
+
+// Pixels x0 - SPAN_LEFT .. x0 - SPAN_LEFT + SPAN - 1 of row `row` (an index from
+// border_index, -1 for a row of the constant border) into `span` as the floats 2^23 + p.
+// Work items away from the left and right edges take two vector loads; the others map
+// each pixel.
+void load_row(__global const uchar* restrict src, uint src_offset, uint src_stride, int width,
+              int row, int x0, uint border, uint border_value, float* span)
+{
+    const int left = x0 - SPAN_LEFT;
+    if (row >= 0 && left >= 0 && left + SPAN <= width) {
+        __global const uchar* pixels = src + src_offset + row * src_stride + left;
+        vstore16(as_float16(convert_uint16(vload16(0, pixels)) | EXPONENT_2_23), 0, span);
+        vstore4(as_float4(convert_uint4(vload4(0, pixels + 16)) | EXPONENT_2_23), 4, span);
+        return;
+    }
+    for (int k = 0; k < SPAN; ++k) {
+        const int column = border_index(left + k, width, border);
+        const uint p =
+            row < 0 || column < 0 ? border_value : src[src_offset + row * src_stride + column];
+        span[k] = as_float(p | EXPONENT_2_23);
+    }
+}
+
+// Outputs x0 .. x0 + 3 of row y, those inside the image.
+void store_outputs(__global uchar* restrict dst, uint dst_offset, uint dst_stride, int width, int y,
+                   int x0, uchar4 value)
+{
+    __global uchar* row = dst + dst_offset + y * dst_stride;
+    if (x0 + 4 <= width) {
+        vstore4(value, 0, row + x0);
+        return;
+    }
+    row[x0] = value.s0;
+    if (x0 + 1 < width)
+        row[x0 + 1] = value.s1;
+    if (x0 + 2 < width)
+        row[x0 + 2] = value.s2;
+}
+
+__kernel void epsilon_baseline(__global const uchar* restrict src, uint src_offset, uint src_stride,
+                               __global uchar* restrict dst, uint dst_offset, uint dst_stride,
+                               uint width, uint height, uint radius, uint threshold, uint border,
+                               uint border_value)
+{
+    const int x = get_global_id(0);
+    const int y = get_global_id(1);
+    const int w = width, h = height, r = radius;
+    if (x >= w || y >= h)
+        return;
+    const float c = src[src_offset + y * src_stride + x];
+    const float t = threshold;
+    float sum = 0.0f, count = 0.0f;
+    for (int dy = -r; dy <= r; ++dy) {
+        const int row = border_index(y + dy, h, border);
+        for (int dx = -r; dx <= r; ++dx) {
+            const int column = border_index(x + dx, w, border);
+            const float p = row < 0 || column < 0
+                                ? (float)border_value
+                                : (float)src[src_offset + row * src_stride + column];
+            if (fabs(p - c) <= t) {
+                sum += p;
+                count += 1.0f;
+            }
+        }
+    }
+    // Both are whole numbers below 2^24, held exactly; the division is done in integers
+    // so that no float rounding moves a mean that is exactly halfway.
+    const int s = sum, n = count;
+    dst[dst_offset + y * dst_stride + x] = (uchar)((2 * s + n) / (2 * n));
+}
+
+static inline __attribute__((always_inline))
+void packed_body(__global const uchar* restrict src, uint src_offset, uint src_stride,
+                 __global uchar* restrict dst, uint dst_offset, uint dst_stride,
+                 uint width, uint height, const int r, uint threshold, uint border,
+                 uint border_value)
+{
+    const int x0 = 4 * get_global_id(0);
+    const int y = get_global_id(1);
+    const int w = width, h = height;
+    if (x0 >= w || y >= h)
+        return;
+    // A lane past the right edge (never stored) takes as its centre the pixel the border
+    // gives there, which is also its window's middle: every lane counts its centre.
+    float span[SPAN];
+    load_row(src, src_offset, src_stride, w, y, x0, border, border_value, span);
+    const float4 c = vload4(0, span + SPAN_LEFT) - FLOAT_2_23;
+    const float4 t = (float)threshold;
+    float4 sum = 0.0f, count = 0.0f;
+    for (int dy = -r; dy <= r; ++dy) {
+        load_row(src, src_offset, src_stride, w, border_index(y + dy, h, border), x0, border,
+                 border_value, span);
+        float values[SPAN];
+#pragma unroll
+        for (int k = 0; k < SPAN; ++k)
+            values[k] = span[k] - FLOAT_2_23;
+#pragma unroll
+        for (int dx = -r; dx <= r; ++dx) {
+            const float4 p = vload4(0, values + SPAN_LEFT + dx);
+            const int4 take = fabs(p - c) <= t;
+            sum += take ? p : (float4)(0.0f);
+            count += take ? (float4)(1.0f) : (float4)(0.0f);
+        }
+    }
+    const int4 s = convert_int4(sum), n = convert_int4(count);
+    store_outputs(dst, dst_offset, dst_stride, w, y, x0, convert_uchar4((2 * s + n) / (2 * n)));
+}
+
+// The sum and the count in one float: each counted pixel adds p + 2^16, so the total is
+// sum + 2^16 count, below 225 x (255 + 2^16) < 2^24 and so exact, and the sum (at most
+// 225 x 255 < 2^16) and the count come back out of its bits.
+#define COUNT_UNIT 65536.0f
+
+static inline __attribute__((always_inline))
+void branchless_body(__global const uchar* restrict src, uint src_offset, uint src_stride,
+                     __global uchar* restrict dst, uint dst_offset, uint dst_stride,
+                     uint width, uint height, const int r, uint threshold, uint border,
+                     uint border_value)
+{
+    const int x0 = 4 * get_global_id(0);
+    const int y = get_global_id(1);
+    const int w = width, h = height;
+    if (x0 >= w || y >= h)
+        return;
+    float span[SPAN];
+    load_row(src, src_offset, src_stride, w, y, x0, border, border_value, span);
+    const float4 c = vload4(0, span + SPAN_LEFT) - (FLOAT_2_23 - COUNT_UNIT);
+    const float4 t = (float)threshold;
+    float4 total = 0.0f;
+    for (int dy = -r; dy <= r; ++dy) {
+        load_row(src, src_offset, src_stride, w, border_index(y + dy, h, border), x0, border,
+                 border_value, span);
+        float weighted[SPAN]; // p + 2^16
+#pragma unroll
+        for (int k = 0; k < SPAN; ++k)
+            weighted[k] = span[k] - (FLOAT_2_23 - COUNT_UNIT);
+#pragma unroll
+        for (int dx = -r; dx <= r; ++dx) {
+            const float4 p = vload4(0, weighted + SPAN_LEFT + dx);
+            // step() gives 1.0 where |p - c| <= t and 0.0 elsewhere: the guide's
+            // convert(-(fabs(c - p) <= T)) without a conversion.
+            total = fma(step(fabs(p - c), t), p, total);
+        }
+    }
+    const uint4 bits = convert_uint4(total);
+    const uint4 s = bits & 0xffffu, n = bits >> 16;
+    store_outputs(dst, dst_offset, dst_stride, w, y, x0, convert_uchar4((2 * s + n) / (2 * n)));
+}
+
+static inline __attribute__((always_inline))
+void half_body(__global const uchar* restrict src, uint src_offset, uint src_stride,
+               __global uchar* restrict dst, uint dst_offset, uint dst_stride,
+               uint width, uint height, const int r, uint threshold, uint border,
+               uint border_value)
+{
+    const int x0 = 4 * get_global_id(0);
+    const int y = get_global_id(1);
+    const int w = width, h = height;
+    if (x0 >= w || y >= h)
+        return;
+    float span[SPAN];
+    load_row(src, src_offset, src_stride, w, y, x0, border, border_value, span);
+    const real4 c = convert_real4(vload4(0, span + SPAN_LEFT) - FLOAT_2_23);
+    const real4 t = (real)threshold;
+    float4 sum = 0.0f, count = 0.0f;
+    for (int dy = -r; dy <= r; ++dy) {
+        load_row(src, src_offset, src_stride, w, border_index(y + dy, h, border), x0, border,
+                 border_value, span);
+        real values[SPAN];
+#pragma unroll
+        for (int k = 0; k < SPAN; ++k)
+            values[k] = (real)(span[k] - FLOAT_2_23);
+        // A row's sum is at most 15 x 255 = 3825, which half holds within the bounds
+        // above; the rows add up in float, which holds every total exactly.
+        real4 row_sum = (real4)(0), row_count = (real4)(0);
+#pragma unroll
+        for (int dx = -r; dx <= r; ++dx) {
+            const real4 p = vload4(0, values + SPAN_LEFT + dx);
+            const real4 take = step(fabs(p - c), t);
+            row_sum = fma(take, p, row_sum);
+            row_count += take * 0.99f;
+        }
+        sum += convert_float4(row_sum);
+        count += convert_float4(row_count);
+    }
+    const int4 s = convert_int4(sum), n = convert_int4(count);
+    store_outputs(dst, dst_offset, dst_stride, w, y, x0, convert_uchar4((2 * s + n) / (2 * n)));
+}
+
+// One kernel per packed variant and radius, epsilon_<variant>_r<radius>. Their loops over
+// the window need constant bounds for the compiler to unroll them and keep the row in
+// registers (guide §8.4); and a kernel of its own per radius gets only the registers that
+// radius needs: one kernel switching on the radius took 40% longer on an H100, where it
+// was given the registers of radius 7 at every radius.
+#define EPSILON_KERNELS(r)                                                                  \
+    __kernel void epsilon_packed_r##r(__global const uchar* restrict src, uint src_offset, \
+                                      uint src_stride, __global uchar* restrict dst,       \
+                                      uint dst_offset, uint dst_stride, uint width,        \
+                                      uint height, uint threshold, uint border,            \
+                                      uint border_value)                                   \
+    {                                                                                      \
+        packed_body(src, src_offset, src_stride, dst, dst_offset, dst_stride, width,       \
+                    height, r, threshold, border, border_value);                           \
+    }                                                                                      \
+    __kernel void epsilon_branchless_r##r(__global const uchar* restrict src,              \
+                                          uint src_offset, uint src_stride,                \
+                                          __global uchar* restrict dst, uint dst_offset,   \
+                                          uint dst_stride, uint width, uint height,        \
+                                          uint threshold, uint border, uint border_value)  \
+    {                                                                                      \
+        branchless_body(src, src_offset, src_stride, dst, dst_offset, dst_stride, width,   \
+                        height, r, threshold, border, border_value);                       \
+    }                                                                                      \
+    __kernel void epsilon_half_r##r(__global const uchar* restrict src, uint src_offset,   \
+                                    uint src_stride, __global uchar* restrict dst,         \
+                                    uint dst_offset, uint dst_stride, uint width,          \
+                                    uint height, uint threshold, uint border,              \
+                                    uint border_value)                                     \
+    {                                                                                      \
+        half_body(src, src_offset, src_stride, dst, dst_offset, dst_stride, width, height, \
+                  r, threshold, border, border_value);                                     \
+    }
+
+EPSILON_KERNELS(1)
+EPSILON_KERNELS(2)
+EPSILON_KERNELS(3)
+EPSILON_KERNELS(4)
+EPSILON_KERNELS(5)
+EPSILON_KERNELS(6)
+EPSILON_KERNELS(7)

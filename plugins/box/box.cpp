@@ -1,0 +1,257 @@
+// The `box` plugin: the normalised box filter (OpenCV's `blur`), as docs/filters.md
+// specifies it; the kernels are in kernels/box.cl.
+//
+// R8 or ABGR8888 in, the same format out. A stage sets the box's `width` and `height`
+// (1 to 63), the `border` rule with its `border_value`, and the `variant`:
+//   direct     one pass, the whole window summed per output pixel (guide §10.2.1's
+//              baseline): width x height reads per pixel
+//   separable  two passes through an R16 intermediate of horizontal window sums
+//              (guide §10.2.1, splitting the box into passes): width + height reads
+//   auto       separable, unless the box is one pixel wide or high: then it is one-
+//              dimensional already and direct reads as little in one pass
+// Every variant sums exact integers, so all give the same result.
+#include <cstdio>
+#include <cstring>
+
+#include <framecl/plugin.h>
+
+namespace {
+
+// The values of the ENUM parameters, in the order of their enums. The kernels number
+// the borders the same way (BORDER_* in kernels/box.cl).
+const char* const borders[] = {"replicate", "reflect101", "constant", nullptr};
+const char* const variants[] = {"auto", "direct", "separable", nullptr};
+enum Variant { variant_auto, direct, separable };
+
+// Parameter indices: the daemon passes one value per schema entry, in this order.
+enum Param { param_width, param_height, param_border, param_border_value, param_variant, param_count };
+
+const framecl_param_schema params[param_count] = {
+    {
+        .name = "width",
+        .type = FRAMECL_PARAM_TYPE_INT,
+        .help = "the box's width in pixels; the window covers x - width/2 to x + (width-1)/2",
+        .default_number = 3,
+        .default_string = nullptr,
+        .min = 1,
+        .max = 63,
+        .allowed = nullptr,
+        .max_count = 0,
+    },
+    {
+        .name = "height",
+        .type = FRAMECL_PARAM_TYPE_INT,
+        .help = "the box's height in pixels; the window covers y - height/2 to y + (height-1)/2",
+        .default_number = 3,
+        .default_string = nullptr,
+        .min = 1,
+        .max = 63,
+        .allowed = nullptr,
+        .max_count = 0,
+    },
+    {
+        .name = "border",
+        .type = FRAMECL_PARAM_TYPE_ENUM,
+        .help = "pixels outside the image: replicate (aaa|abcd|ddd), reflect101 (cb|abcd|cb) or constant "
+                "(border_value)",
+        .default_number = 0,
+        .default_string = "replicate",
+        .min = 0,
+        .max = 0,
+        .allowed = borders,
+        .max_count = 0,
+    },
+    {
+        .name = "border_value",
+        .type = FRAMECL_PARAM_TYPE_INT,
+        .help = "the value of every channel outside the image when border is constant",
+        .default_number = 0,
+        .default_string = nullptr,
+        .min = 0,
+        .max = 255,
+        .allowed = nullptr,
+        .max_count = 0,
+    },
+    {
+        .name = "variant",
+        .type = FRAMECL_PARAM_TYPE_ENUM,
+        .help = "the kernels: direct (one pass), separable (horizontal sums, then vertical), or auto",
+        .default_number = 0,
+        .default_string = "auto",
+        .min = 0,
+        .max = 0,
+        .allowed = variants,
+        .max_count = 0,
+    },
+};
+
+const char* const kernel_files[] = {"box.cl"};
+
+// The index of an ENUM parameter's value in `allowed`; the daemon has checked that it
+// is one of them.
+uint32_t enumIndex(const framecl_param_value& value, const char* const* allowed)
+{
+    uint32_t index = 0;
+    for (uint32_t i = 0; allowed[i]; ++i)
+        if (std::strcmp(value.string_value, allowed[i]) == 0)
+            index = i;
+    return index;
+}
+
+// The variant a stage runs: `auto` resolved as the header says.
+Variant variantOf(const framecl_param_value* values)
+{
+    const Variant variant = Variant(enumIndex(values[param_variant], variants));
+    if (variant != variant_auto)
+        return variant;
+    return values[param_width].int_value == 1 || values[param_height].int_value == 1 ? direct : separable;
+}
+
+// A format as framecl names it ("ABGR8888", whose fourcc reads "AB24"), or another
+// fourcc as its four characters, trailing spaces dropped, written into `text`. The
+// daemon's framecl_format_name() is not for plugins: a plugin links nothing of framecld.
+const char* formatName(uint32_t fourcc, char text[5])
+{
+    switch (fourcc) {
+    case DRM_FORMAT_R8:
+        return "R8";
+    case DRM_FORMAT_R16:
+        return "R16";
+    case DRM_FORMAT_NV12:
+        return "NV12";
+    case DRM_FORMAT_ABGR8888:
+        return "ABGR8888";
+    }
+    for (int i = 0; i < 4; ++i)
+        text[i] = char((fourcc >> (8 * i)) & 0xff);
+    text[4] = '\0';
+    for (int i = 3; i > 0 && text[i] == ' '; --i)
+        text[i] = '\0';
+    return text;
+}
+
+int negotiate(const framecl_format* in, const framecl_param_value*, framecl_format* out, char* error,
+              size_t error_size)
+{
+    if (in->fourcc != DRM_FORMAT_R8 && in->fourcc != DRM_FORMAT_ABGR8888) {
+        char text[5];
+        std::snprintf(error, error_size, "input must be R8 or ABGR8888, got %s", formatName(in->fourcc, text));
+        return 1;
+    }
+    *out = *in;
+    return 0;
+}
+
+framecl_arg planeArg(framecl_arg_kind kind, uint32_t plane)
+{
+    framecl_arg arg{};
+    arg.kind = kind;
+    arg.index = plane;
+    return arg;
+}
+
+framecl_arg uintArg(uint32_t value)
+{
+    framecl_arg arg{};
+    arg.kind = FRAMECL_ARG_UINT;
+    arg.uint_value = value;
+    return arg;
+}
+
+// One work item per output pixel; no work item reads what another of the same dispatch
+// writes, so the daemon may tile every dispatch along both axes.
+void startDispatch(framecl_dispatch& dispatch, const char* kernel, const framecl_format* in)
+{
+    dispatch.kernel = kernel;
+    dispatch.kernel_file = 0;
+    dispatch.dims = 2;
+    dispatch.global[0] = in->width;
+    dispatch.global[1] = in->height;
+    dispatch.tileable_axes = FRAMECL_AXIS_X | FRAMECL_AXIS_Y;
+}
+
+// box_direct_{r8,abgr}(src, dst, width, height, box_width, box_height, border,
+// border_value)
+void planDirect(const framecl_format* in, const framecl_param_value* values, bool abgr, framecl_plan* plan)
+{
+    framecl_dispatch& dispatch = plan->dispatches[0];
+    startDispatch(dispatch, abgr ? "box_direct_abgr" : "box_direct_r8", in);
+    dispatch.args[0] = planeArg(FRAMECL_ARG_INPUT_PLANE, 0);
+    dispatch.args[1] = planeArg(FRAMECL_ARG_OUTPUT_PLANE, 0);
+    dispatch.args[2] = uintArg(in->width);
+    dispatch.args[3] = uintArg(in->height);
+    dispatch.args[4] = uintArg(uint32_t(values[param_width].int_value));
+    dispatch.args[5] = uintArg(uint32_t(values[param_height].int_value));
+    dispatch.args[6] = uintArg(enumIndex(values[param_border], borders));
+    dispatch.args[7] = uintArg(uint32_t(values[param_border_value].int_value));
+    dispatch.arg_count = 8;
+    plan->dispatch_count = 1;
+}
+
+// box_rows_{r8,abgr}(src, sums, width, height, box_width, border, border_value), then
+// box_columns_{r8,abgr}(sums, dst, width, height, box_width, box_height, border,
+// border_value). The intermediate holds each pixel's horizontal window sum per
+// channel, at most 63 x 255 = 16065: one R16 element per channel, so an ABGR8888 frame
+// of width w takes an R16 intermediate of width 4w. The sums are exact, so the second
+// pass gives the direct variant's result.
+void planSeparable(const framecl_format* in, const framecl_param_value* values, bool abgr, framecl_plan* plan)
+{
+    plan->intermediates[0].format = {DRM_FORMAT_R16, (abgr ? 4u : 1u) * in->width, in->height};
+    plan->intermediate_count = 1;
+
+    framecl_dispatch& rows = plan->dispatches[0];
+    startDispatch(rows, abgr ? "box_rows_abgr" : "box_rows_r8", in);
+    rows.args[0] = planeArg(FRAMECL_ARG_INPUT_PLANE, 0);
+    rows.args[1] = planeArg(FRAMECL_ARG_INTERMEDIATE, 0);
+    rows.args[2] = uintArg(in->width);
+    rows.args[3] = uintArg(in->height);
+    rows.args[4] = uintArg(uint32_t(values[param_width].int_value));
+    rows.args[5] = uintArg(enumIndex(values[param_border], borders));
+    rows.args[6] = uintArg(uint32_t(values[param_border_value].int_value));
+    rows.arg_count = 7;
+
+    framecl_dispatch& columns = plan->dispatches[1];
+    startDispatch(columns, abgr ? "box_columns_abgr" : "box_columns_r8", in);
+    columns.args[0] = planeArg(FRAMECL_ARG_INTERMEDIATE, 0);
+    columns.args[1] = planeArg(FRAMECL_ARG_OUTPUT_PLANE, 0);
+    columns.args[2] = uintArg(in->width);
+    columns.args[3] = uintArg(in->height);
+    columns.args[4] = uintArg(uint32_t(values[param_width].int_value));
+    columns.args[5] = uintArg(uint32_t(values[param_height].int_value));
+    columns.args[6] = uintArg(enumIndex(values[param_border], borders));
+    columns.args[7] = uintArg(uint32_t(values[param_border_value].int_value));
+    columns.arg_count = 8;
+    plan->dispatch_count = 2;
+}
+
+// `in` is a format negotiate accepted: R8 or ABGR8888.
+int plan(const framecl_format* in, const framecl_param_value* values, framecl_plan* plan, char*, size_t)
+{
+    const bool abgr = in->fourcc == DRM_FORMAT_ABGR8888;
+    if (variantOf(values) == direct)
+        planDirect(in, values, abgr, plan);
+    else
+        planSeparable(in, values, abgr, plan);
+    return 0;
+}
+
+const framecl_plugin descriptor = {
+    .abi_version = FRAMECL_PLUGIN_ABI_VERSION,
+    .name = "box",
+    .version = PLUGIN_VERSION,
+    .description = "Normalised box filter (OpenCV's blur)",
+    .param_count = param_count,
+    .params = params,
+    .kernel_file_count = 1,
+    .kernel_files = kernel_files,
+    .build_options = nullptr,
+    .negotiate = negotiate,
+    .plan = plan,
+};
+
+} // namespace
+
+extern "C" const framecl_plugin* framecl_plugin_descriptor(void)
+{
+    return &descriptor;
+}

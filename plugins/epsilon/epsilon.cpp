@@ -1,0 +1,222 @@
+// The `epsilon` plugin: the epsilon filter of guide §10.3 on an R8 plane, as
+// docs/filters.md specifies it; the kernels are in kernels/epsilon.cl.
+//
+// Each output pixel is the rounded mean of the pixels of its (2 radius + 1)^2 window
+// that lie within `threshold` of the centre. `variant` chooses among the guide's
+// optimisation steps:
+//   baseline    one pixel per work item, each window pixel loaded (§10.3.1)
+//   packed      four pixels per work item, each window row loaded once (§10.3.2, §10.3.3)
+//   branchless  packed without selections (§10.3.6)
+//   half        branchless in half precision where the device has cl_khr_fp16
+#include <cstdio>
+#include <cstring>
+
+#include <framecl/plugin.h>
+
+namespace {
+
+// The values of `border`; a kernel receives the index, kernels/epsilon.cl's BORDER_*.
+const char* const borders[] = {"replicate", "reflect101", "constant", nullptr};
+
+// The values of `variant`, in the order of the Variant enum.
+const char* const variants[] = {"auto", "baseline", "packed", "branchless", "half", nullptr};
+enum Variant { variant_auto, baseline, packed, branchless, half };
+
+// The kernels of packed, branchless and half, one per radius (kernels/epsilon.cl says why).
+#define RADIUS_KERNELS(variant)                                                                \
+    {                                                                                          \
+        "epsilon_" variant "_r1", "epsilon_" variant "_r2", "epsilon_" variant "_r3",          \
+            "epsilon_" variant "_r4", "epsilon_" variant "_r5", "epsilon_" variant "_r6",      \
+            "epsilon_" variant "_r7"                                                           \
+    }
+const char* const radius_kernels[][7] = {RADIUS_KERNELS("packed"), RADIUS_KERNELS("branchless"),
+                                         RADIUS_KERNELS("half")};
+
+// Parameter indices: the daemon passes one value per schema entry, in this order.
+enum Param {
+    param_radius,
+    param_threshold,
+    param_border,
+    param_border_value,
+    param_variant,
+    param_count
+};
+
+const framecl_param_schema params[param_count] = {
+    {
+        .name = "radius",
+        .type = FRAMECL_PARAM_TYPE_INT,
+        .help = "half the window's side: the window is (2 radius + 1) pixels square, 9x9 at 4",
+        .default_number = 4,
+        .default_string = nullptr,
+        .min = 1,
+        .max = 7,
+        .allowed = nullptr,
+        .max_count = 0,
+    },
+    {
+        .name = "threshold",
+        .type = FRAMECL_PARAM_TYPE_INT,
+        .help = "the largest difference from the centre of a pixel that joins the mean",
+        .default_number = 20,
+        .default_string = nullptr,
+        .min = 0,
+        .max = 255,
+        .allowed = nullptr,
+        .max_count = 0,
+    },
+    {
+        .name = "border",
+        .type = FRAMECL_PARAM_TYPE_ENUM,
+        .help = "pixels outside the image: replicate (aaa|abc), reflect101 (cb|abc), "
+                "constant (border_value)",
+        .default_number = 0,
+        .default_string = "replicate",
+        .min = 0,
+        .max = 0,
+        .allowed = borders,
+        .max_count = 0,
+    },
+    {
+        .name = "border_value",
+        .type = FRAMECL_PARAM_TYPE_INT,
+        .help = "the value of every pixel outside the image when border is constant",
+        .default_number = 0,
+        .default_string = nullptr,
+        .min = 0,
+        .max = 255,
+        .allowed = nullptr,
+        .max_count = 0,
+    },
+    {
+        .name = "variant",
+        .type = FRAMECL_PARAM_TYPE_ENUM,
+        .help = "the kernel: auto (branchless), baseline, packed, branchless, half",
+        .default_number = 0,
+        .default_string = "auto",
+        .min = 0,
+        .max = 0,
+        .allowed = variants,
+        .max_count = 0,
+    },
+};
+
+const char* const kernel_files[] = {"epsilon.cl"};
+
+// The index of an ENUM's value in its `allowed` list; the daemon has checked the value.
+int enumIndex(const framecl_param_value& value, const char* const* allowed)
+{
+    int index = 0;
+    for (int i = 0; allowed[i]; ++i)
+        if (std::strcmp(value.string_value, allowed[i]) == 0)
+            index = i;
+    return index;
+}
+
+// A DRM fourcc as its four characters ("NV12"), trailing spaces dropped ("R8"). The
+// daemon's format names are not for plugins: a plugin links nothing of framecld.
+void fourccText(uint32_t fourcc, char text[5])
+{
+    for (int i = 0; i < 4; ++i)
+        text[i] = char((fourcc >> (8 * i)) & 0xff);
+    text[4] = '\0';
+    for (int i = 3; i > 0 && text[i] == ' '; --i)
+        text[i] = '\0';
+}
+
+int negotiate(const framecl_format* in, const framecl_param_value*, framecl_format* out,
+              char* error, size_t error_size)
+{
+    if (in->fourcc != DRM_FORMAT_R8) {
+        char got[5];
+        fourccText(in->fourcc, got);
+        std::snprintf(error, error_size, "input must be R8, got %s", got);
+        return 1;
+    }
+    *out = {DRM_FORMAT_R8, in->width, in->height};
+    return 0;
+}
+
+framecl_arg planeArg(framecl_arg_kind kind, uint32_t plane)
+{
+    framecl_arg arg{};
+    arg.kind = kind;
+    arg.index = plane;
+    return arg;
+}
+
+framecl_arg uintArg(uint32_t value)
+{
+    framecl_arg arg{};
+    arg.kind = FRAMECL_ARG_UINT;
+    arg.uint_value = value;
+    return arg;
+}
+
+// `auto` is the branchless kernel. The guide measures its steps on Adreno 430 (Table
+// 10-3) as packed 3.4x and packed without branches 5.4x the baseline, the fastest of all;
+// on an H100 at 3264x2448 and radius 4 the order holds: packed 2.5x, branchless 3.6x.
+Variant variantOf(const framecl_param_value* values)
+{
+    const auto variant = Variant(enumIndex(values[param_variant], variants));
+    return variant == variant_auto ? branchless : variant;
+}
+
+// epsilon_baseline(src, src_offset, src_stride, dst, dst_offset, dst_stride, width,
+// height, radius, threshold, border, border_value), one work item per pixel; or
+// epsilon_<variant>_r<radius>(the same but radius), one work item per four pixels of a
+// row. Every work item finds its pixels from get_global_id() and only reads the input,
+// so the daemon may tile either axis. local_hint stays 0: guide §6.1.5.3 warns that a
+// work-group size tuned for one GPU is poor on another, and the daemon times shapes on
+// each device (§6.1.5).
+int plan(const framecl_format* in, const framecl_param_value* values, framecl_plan* plan, char*,
+         size_t)
+{
+    const Variant variant = variantOf(values);
+    const auto radius = uint32_t(values[param_radius].int_value);
+    framecl_dispatch& dispatch = plan->dispatches[0];
+    dispatch.kernel_file = 0;
+    dispatch.dims = 2;
+    dispatch.global[1] = in->height;
+    dispatch.tileable_axes = FRAMECL_AXIS_X | FRAMECL_AXIS_Y;
+    uint32_t arg = 0;
+    dispatch.args[arg++] = planeArg(FRAMECL_ARG_INPUT_PLANE, 0);
+    dispatch.args[arg++] = planeArg(FRAMECL_ARG_OUTPUT_PLANE, 0);
+    dispatch.args[arg++] = uintArg(in->width);
+    dispatch.args[arg++] = uintArg(in->height);
+    if (variant == baseline) {
+        dispatch.kernel = "epsilon_baseline";
+        dispatch.global[0] = in->width;
+        dispatch.args[arg++] = uintArg(radius);
+    } else {
+        dispatch.kernel = radius_kernels[variant - packed][radius - 1];
+        dispatch.global[0] = (in->width + 3) / 4;
+    }
+    dispatch.args[arg++] = uintArg(uint32_t(values[param_threshold].int_value));
+    dispatch.args[arg++] = uintArg(uint32_t(enumIndex(values[param_border], borders)));
+    dispatch.args[arg++] = uintArg(uint32_t(values[param_border_value].int_value));
+    dispatch.arg_count = arg;
+    plan->dispatch_count = 1;
+    return 0;
+}
+
+const framecl_plugin descriptor = {
+    .abi_version = FRAMECL_PLUGIN_ABI_VERSION,
+    .name = "epsilon",
+    .version = PLUGIN_VERSION,
+    .description = "Epsilon filter: the mean of the window pixels near the centre's value",
+    .param_count = param_count,
+    .params = params,
+    .kernel_file_count = 1,
+    .kernel_files = kernel_files,
+    .build_options = nullptr,
+    .negotiate = negotiate,
+    .plan = plan,
+};
+
+} // namespace
+
+extern "C" const framecl_plugin* framecl_plugin_descriptor(void)
+{
+    return &descriptor;
+}

@@ -1,0 +1,249 @@
+// The box plugin on the test device (PoCL in CI), through sessions on padded buffers,
+// against the CPU reference of tests/support/reference_box.hpp: every variant equals it
+// on every pixel, for every border rule, at sizes that are multiples of nothing.
+#include <string>
+#include <vector>
+
+#include <doctest/doctest.h>
+
+#include "filter_test_support.hpp"
+#include "reference_box.hpp"
+
+using namespace framecl;
+using test::Border;
+using test::LaidOutBuffer;
+using test::paddedLayout;
+
+namespace {
+
+struct Size {
+    int width;
+    int height;
+};
+
+struct BorderRule {
+    const char* name;
+    Border border;
+};
+
+constexpr BorderRule border_rules[] = {
+    {"replicate", Border::Replicate}, {"reflect101", Border::Reflect101}, {"constant", Border::Constant}};
+constexpr const char* variants[] = {"auto", "direct", "separable"};
+constexpr uint8_t border_value = 77; // every pipeline's; only the constant border uses it
+
+// The windows every variant is checked with at every size and border: one pixel, even
+// (the anchor off-centre), odd, neither square, and the largest, wider and higher than
+// the small images.
+constexpr Size windows[] = {{1, 1}, {2, 2}, {3, 3}, {5, 7}, {63, 63}};
+// The image sizes: no side a multiple of 2, 4 or 16.
+constexpr Size sizes[] = {{1, 1}, {17, 5}, {641, 479}, {1283, 721}};
+// Windows of the hand-checked cases below.
+constexpr Size other_windows[] = {{2, 1}, {1, 2}, {5, 1}, {1, 5}};
+
+std::string pipelineName(const Size& window, const std::string& border, const std::string& variant)
+{
+    return "box-" + std::to_string(window.width) + "x" + std::to_string(window.height) + "-" + border + "-" + variant;
+}
+
+std::string boxPipeline(const Size& window, const char* border, const char* variant)
+{
+    return "[[pipeline]]\nname = \"" + pipelineName(window, border, variant) + "\"\n" +
+           "stages = [ { plugin = \"box\", width = " + std::to_string(window.width) +
+           ", height = " + std::to_string(window.height) + ", border = \"" + border +
+           "\", border_value = " + std::to_string(border_value) + ", variant = \"" + variant + "\" } ]\n";
+}
+
+std::string testPipelines()
+{
+    std::string toml = R"(
+[[pipeline]]
+name = "y-box"
+stages = [ { plugin = "color", op = "nv12_to_y" }, { plugin = "box", width = 5, height = 7, border = "reflect101" } ]
+)";
+    for (const char* variant : variants)
+        for (const BorderRule& rule : border_rules) {
+            for (const Size& window : windows)
+                toml += boxPipeline(window, rule.name, variant);
+            for (const Size& window : other_windows)
+                toml += boxPipeline(window, rule.name, variant);
+        }
+    return toml;
+}
+
+test::FilterDevice& device()
+{
+    static test::FilterDevice device(testPipelines());
+    return device;
+}
+
+// Runs `pipeline` on a random frame of `format` in a padded buffer, into another padded
+// buffer, and returns both.
+struct Ran {
+    LaidOutBuffer in;
+    LaidOutBuffer out;
+};
+
+Ran runPadded(const std::string& pipeline, const framecl_format& format, uint32_t seed)
+{
+    Ran ran{LaidOutBuffer(*device().gpu, paddedLayout(format, 7), seed),
+            LaidOutBuffer(*device().gpu, paddedLayout(format, 5), 0)};
+    auto session = device().open(pipeline, format);
+    device().run(*session, ran.in, ran.out);
+    return ran;
+}
+
+// Every window at every size under every border rule, through `variant`, equals the
+// reference on every byte and writes nothing outside the output's rows.
+void checkVariant(const std::string& variant, uint32_t fourcc)
+{
+    const uint32_t channels = fourcc == DRM_FORMAT_ABGR8888 ? 4 : 1;
+    uint32_t seed = 1;
+    for (const Size& image : sizes) {
+        const framecl_format format{fourcc, uint32_t(image.width), uint32_t(image.height)};
+        for (const Size& window : windows) {
+            for (const BorderRule& rule : border_rules) {
+                CAPTURE(format.width);
+                CAPTURE(format.height);
+                CAPTURE(window.width);
+                CAPTURE(window.height);
+                const std::string border = rule.name;
+                CAPTURE(border);
+                Ran ran = runPadded(pipelineName(window, border, variant), format, seed++);
+                const auto expected = test::boxFilter(ran.in.plane(0), int(format.width), int(format.height),
+                                                      int(channels), {window.width, window.height, rule.border, border_value});
+                CHECK(test::differingPixels(ran.out.plane(0), expected, format.width, channels) == "");
+                CHECK(ran.out.paddingWritten() == 0);
+            }
+        }
+    }
+}
+
+// An R8 frame of one row holding `pixels`, packed, run through `pipeline`.
+std::vector<uint8_t> runRow(const std::string& pipeline, const std::vector<uint8_t>& pixels)
+{
+    const framecl_format format{DRM_FORMAT_R8, uint32_t(pixels.size()), 1};
+    LaidOutBuffer in(*device().gpu, paddedLayout(format, 3), 1);
+    LaidOutBuffer out(*device().gpu, paddedLayout(format, 3), 0);
+    std::copy(pixels.begin(), pixels.end(), in.rowStart(0, 0));
+    in.upload();
+    auto session = device().open(pipeline, format);
+    device().run(*session, in, out);
+    return out.plane(0);
+}
+
+} // namespace
+
+TEST_CASE("the direct variant equals the reference on R8 at every size, window and border")
+{
+    checkVariant("direct", DRM_FORMAT_R8);
+}
+
+TEST_CASE("the separable variant equals the reference on R8 at every size, window and border")
+{
+    checkVariant("separable", DRM_FORMAT_R8);
+}
+
+TEST_CASE("the direct variant equals the reference on ABGR8888 at every size, window and border, alpha too")
+{
+    checkVariant("direct", DRM_FORMAT_ABGR8888);
+}
+
+TEST_CASE("the separable variant equals the reference on ABGR8888 at every size, window and border, alpha too")
+{
+    checkVariant("separable", DRM_FORMAT_ABGR8888);
+}
+
+TEST_CASE("auto equals the reference on R8 and ABGR8888 at every size, window and border")
+{
+    checkVariant("auto", DRM_FORMAT_R8);
+    checkVariant("auto", DRM_FORMAT_ABGR8888);
+}
+
+TEST_CASE("auto runs two passes for a box of two dimensions and one pass for a box one pixel wide or high")
+{
+    const framecl_format format{DRM_FORMAT_R8, 17, 5};
+    const auto dispatches = [&](const std::string& pipeline) {
+        LaidOutBuffer in(*device().gpu, paddedLayout(format, 0), 1), out(*device().gpu, paddedLayout(format, 0), 0);
+        auto session = device().open(pipeline, format);
+        return device().run(*session, in, out).events.size(); // one event per dispatch
+    };
+    CHECK(dispatches(pipelineName({3, 3}, "replicate", "auto")) == 2);
+    CHECK(dispatches(pipelineName({2, 2}, "replicate", "auto")) == 2);
+    CHECK(dispatches(pipelineName({1, 5}, "replicate", "auto")) == 1);
+    CHECK(dispatches(pipelineName({5, 1}, "replicate", "auto")) == 1);
+    CHECK(dispatches(pipelineName({3, 3}, "replicate", "direct")) == 1);
+    CHECK(dispatches(pipelineName({1, 5}, "replicate", "separable")) == 2);
+}
+
+TEST_CASE("an even box puts its extra column left of the pixel and its extra row above it, as OpenCV's anchor does")
+{
+    for (const std::string variant : {"direct", "separable"}) {
+        CAPTURE(variant);
+        CHECK(runRow(pipelineName({2, 1}, "replicate", variant), {0, 100, 200}) == std::vector<uint8_t>{0, 50, 150});
+
+        const framecl_format format{DRM_FORMAT_R8, 3, 2};
+        LaidOutBuffer in(*device().gpu, paddedLayout(format, 2), 1), out(*device().gpu, paddedLayout(format, 2), 0);
+        const uint8_t rows[2][3] = {{0, 100, 200}, {40, 40, 40}};
+        for (uint32_t y = 0; y < 2; ++y)
+            std::copy(rows[y], rows[y] + 3, in.rowStart(0, y));
+        in.upload();
+        auto session = device().open(pipelineName({1, 2}, "replicate", variant), format);
+        device().run(*session, in, out);
+        CHECK(out.plane(0) == std::vector<uint8_t>{0, 100, 200, 20, 70, 120});
+    }
+}
+
+TEST_CASE("a mean half-way between two integers rounds up")
+{
+    for (const std::string variant : {"direct", "separable"}) {
+        CAPTURE(variant);
+        CHECK(runRow(pipelineName({2, 1}, "replicate", variant), {0, 1, 200}) == std::vector<uint8_t>{0, 1, 101});
+    }
+}
+
+TEST_CASE("reflect101 mirrors about the edge pixel without repeating it")
+{
+    // x = 0: columns -2..2 read 30 90 0 90 30; x = 1: 90 0 90 30 90; x = 2: 0 90 30 90 0.
+    for (const std::string variant : {"direct", "separable"}) {
+        CAPTURE(variant);
+        CHECK(runRow(pipelineName({5, 1}, "reflect101", variant), {0, 90, 30}) == std::vector<uint8_t>{48, 60, 42});
+    }
+}
+
+TEST_CASE("a window larger than a 1x1 image sees the pixel under replicate and reflect101 and the border value "
+          "under constant")
+{
+    for (const std::string variant : {"direct", "separable"}) {
+        CAPTURE(variant);
+        CHECK(runRow(pipelineName({3, 3}, "replicate", variant), {10}) == std::vector<uint8_t>{10});
+        CHECK(runRow(pipelineName({3, 3}, "reflect101", variant), {10}) == std::vector<uint8_t>{10});
+        // (10 + 8 * 77) / 9 = 69.6
+        CHECK(runRow(pipelineName({3, 3}, "constant", variant), {10}) == std::vector<uint8_t>{70});
+    }
+}
+
+TEST_CASE("box refuses an input that is neither R8 nor ABGR8888, naming its format")
+{
+    const std::string name = pipelineName({3, 3}, "replicate", "auto");
+    for (const auto& [fourcc, text] : {std::pair{DRM_FORMAT_NV12, "NV12"}, std::pair{DRM_FORMAT_R16, "R16"}}) {
+        auto session = device().tryOpen(name, {fourcc, 64, 32});
+        REQUIRE_FALSE(session);
+        CAPTURE(session.error().message);
+        CHECK(session.error().message.find(std::string("input must be R8 or ABGR8888, got ") + text) !=
+              std::string::npos);
+    }
+}
+
+TEST_CASE("color nv12_to_y then box runs as a two-stage pipeline on an NV12 frame")
+{
+    const framecl_format nv12{DRM_FORMAT_NV12, 642, 480};
+    LaidOutBuffer in(*device().gpu, paddedLayout(nv12, 9), 11);
+    LaidOutBuffer out(*device().gpu, paddedLayout({DRM_FORMAT_R8, 642, 480}, 5), 0);
+    auto session = device().open("y-box", nv12);
+    CHECK(session->stageNames().size() == 2);
+    CHECK(session->output().fourcc == DRM_FORMAT_R8);
+    device().run(*session, in, out);
+    const auto expected = test::boxFilter(in.plane(0), 642, 480, 1, {5, 7, Border::Reflect101, 0});
+    CHECK(test::differingPixels(out.plane(0), expected, 642, 1) == "");
+    CHECK(out.paddingWritten() == 0);
+}
