@@ -3,20 +3,23 @@
 // (which always counts), rounded to nearest with halves up; pixels outside the image
 // follow `border` (docs/filters.md). The variants are the guide's steps, side by side:
 //
-//   epsilon_baseline    §10.3.1: one output pixel per work item; each window pixel is
-//                       loaded, converted to float and compared, with a branch. Reads
-//                       (2r+1)^2 + 1 bytes (82 for r = 4) and writes 1 byte per output pixel.
-//   epsilon_packed      §10.3.2 and §10.3.3: four output pixels per work item. Each window
-//                       row is loaded once, as 20 bytes in two vector loads (the centre
-//                       row once more for the centres), and held in registers while the
-//                       four windows slide over it; the ternary operator selects, as in
-//                       the guide. Reads 5(2r+2) bytes (50 for r = 4) and writes 1 byte
-//                       per output pixel.
-//   epsilon_branchless  epsilon_packed with §10.3.6's branch removal: each comparison
-//                       becomes 1.0 or 0.0, and one multiply-add accumulates the sum and
-//                       the count together. Bytes as epsilon_packed.
-//   epsilon_half        epsilon_branchless in half precision (§10.3.2) where the device
-//                       has cl_khr_fp16, in float where it has not. Bytes as epsilon_packed.
+//   epsilon_baseline         §10.3.1: one output pixel per work item; each window pixel
+//                            is loaded, converted to float and compared, with a branch.
+//                            Reads (2r+1)^2 + 1 bytes (82 for r = 4) and writes 1 byte
+//                            per output pixel.
+//   epsilon_packed_r<r>      §10.3.2 and §10.3.3: four output pixels per work item. Each
+//                            window row is loaded once, as 20 bytes in two vector loads
+//                            (the centre row once more for the centres), and held in
+//                            registers while the four windows slide over it; the ternary
+//                            operator selects, as in the guide. Reads 5(2r+2) bytes (50
+//                            for r = 4) and writes 1 byte per output pixel.
+//   epsilon_branchless_r<r>  packed with §10.3.6's branch removal: each comparison becomes
+//                            1.0 or 0.0, and one multiply-add accumulates the sum and the
+//                            count together. Bytes as packed.
+//   epsilon_half_r<r>        branchless in half precision (§10.3.2) where the device has
+//                            cl_khr_fp16, in float where it has not; the sum and the
+//                            count apart, as half cannot hold them together. Bytes as
+//                            packed.
 //
 // Pixels are compared as the values 0..255, not normalised to 0..1 as the guide's UNORM
 // image reads are, so every threshold test is exact; every mean is divided and rounded
@@ -253,7 +256,7 @@ void half_body(__global const uchar* restrict src, uint src_offset, uint src_str
             const real4 p = vload4(0, values + SPAN_LEFT + dx);
             const real4 take = step(fabs(p - c), t);
             row_sum = fma(take, p, row_sum);
-            row_count += take * 0.99f;
+            row_count += take;
         }
         sum += convert_float4(row_sum);
         count += convert_float4(row_count);
@@ -264,9 +267,9 @@ void half_body(__global const uchar* restrict src, uint src_offset, uint src_str
 
 // One kernel per packed variant and radius, epsilon_<variant>_r<radius>. Their loops over
 // the window need constant bounds for the compiler to unroll them and keep the row in
-// registers (guide §8.4); and a kernel of its own per radius gets only the registers that
-// radius needs: one kernel switching on the radius took 40% longer on an H100, where it
-// was given the registers of radius 7 at every radius.
+// registers (guide §8.4). One kernel that switched to a body per radius took 40% longer
+// on an H100 (0.24 against 0.17 ms at 3264x2448 and radius 4), most likely because a
+// kernel's registers are allocated for its largest path, radius 7's.
 #define EPSILON_KERNELS(r)                                                                  \
     __kernel void epsilon_packed_r##r(__global const uchar* restrict src, uint src_offset, \
                                       uint src_stride, __global uchar* restrict dst,       \

@@ -1,6 +1,7 @@
 #include "pipeline/session.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <limits>
 
@@ -237,8 +238,14 @@ Result<std::unique_ptr<Session>> Session::open(const gpu::GpuContext& gpu,
                 if (!bound)
                     return tl::unexpected(bound.error());
             }
-            gpu::ReplayDispatch replay{name, std::move(kernel), plan.dims, {plan.global[0], plan.dims > 1 ? plan.global[1] : 1},
-                                       {plan.local_hint[0], plan.dims > 1 ? plan.local_hint[1] : 0}};
+            // plugin.h: the global size is rounded up to the local size the plugin asks
+            // for; kernels check their bounds.
+            const std::array<size_t, 2> local{plan.local_hint[0], plan.dims > 1 ? plan.local_hint[1] : 0};
+            std::array<size_t, 2> global{plan.global[0], plan.dims > 1 ? plan.global[1] : 1};
+            for (size_t axis = 0; axis < 2; ++axis)
+                if (local[axis] > 0)
+                    global[axis] = (global[axis] + local[axis] - 1) / local[axis] * local[axis];
+            gpu::ReplayDispatch replay{name, std::move(kernel), plan.dims, global, local};
             session->dispatches_.push_back(std::move(replay));
             session->dispatch_stage_.push_back(uint32_t(k));
         }

@@ -22,15 +22,19 @@ const char* const borders[] = {"replicate", "reflect101", "constant", nullptr};
 const char* const variants[] = {"auto", "baseline", "packed", "branchless", "half", nullptr};
 enum Variant { variant_auto, baseline, packed, branchless, half };
 
-// The kernels of packed, branchless and half, one per radius (kernels/epsilon.cl says why).
-#define RADIUS_KERNELS(variant)                                                                \
-    {                                                                                          \
-        "epsilon_" variant "_r1", "epsilon_" variant "_r2", "epsilon_" variant "_r3",          \
-            "epsilon_" variant "_r4", "epsilon_" variant "_r5", "epsilon_" variant "_r6",      \
-            "epsilon_" variant "_r7"                                                           \
+// The kernels of packed, branchless and half (in Variant order), one per radius:
+// kernels/epsilon.cl says why.
+#define RADIUS_KERNELS(name)                                                              \
+    {                                                                                     \
+        "epsilon_" name "_r1", "epsilon_" name "_r2", "epsilon_" name "_r3",              \
+        "epsilon_" name "_r4", "epsilon_" name "_r5", "epsilon_" name "_r6",              \
+        "epsilon_" name "_r7",                                                            \
     }
-const char* const radius_kernels[][7] = {RADIUS_KERNELS("packed"), RADIUS_KERNELS("branchless"),
-                                         RADIUS_KERNELS("half")};
+const char* const radius_kernels[][7] = {
+    RADIUS_KERNELS("packed"),
+    RADIUS_KERNELS("branchless"),
+    RADIUS_KERNELS("half"),
+};
 
 // Parameter indices: the daemon passes one value per schema entry, in this order.
 enum Param {
@@ -167,8 +171,8 @@ Variant variantOf(const framecl_param_value* values)
 // epsilon_<variant>_r<radius>(the same but radius), one work item per four pixels of a
 // row. Every work item finds its pixels from get_global_id() and only reads the input,
 // so the daemon may tile either axis. local_hint stays 0: guide §6.1.5.3 warns that a
-// work-group size tuned for one GPU is poor on another, and the daemon times shapes on
-// each device (§6.1.5).
+// work-group size tuned for one GPU is poor on another; choosing one per device is the
+// daemon's part (§6.1.5).
 int plan(const framecl_format* in, const framecl_param_value* values, framecl_plan* plan, char*,
          size_t)
 {

@@ -2,14 +2,15 @@
 // against the CPU reference of tests/support/reference_epsilon.hpp, on frames with
 // padded rows. Every variant must match exactly, except half on a device with
 // cl_khr_fp16, which must be within 1 on every pixel (docs/filters.md says why).
-#include "filter_test_support.hpp"
-#include "reference_epsilon.hpp"
-
 #include <algorithm>
-#include <doctest/doctest.h>
 #include <random>
 #include <string>
 #include <vector>
+
+#include <doctest/doctest.h>
+
+#include "filter_test_support.hpp"
+#include "reference_epsilon.hpp"
 
 using namespace framecl;
 using test::Border;
@@ -219,7 +220,7 @@ TEST_CASE("auto plans the branchless kernel of the radius, four pixels per work 
     CHECK(plan->dispatches[0].global[1] == 479);
 }
 
-TEST_CASE("a session refuses input that is not R8, naming the format it got")
+TEST_CASE("negotiate refuses input that is not R8, naming the format it got")
 {
     for (const auto& [fourcc, name] :
          {std::pair{DRM_FORMAT_ABGR8888, "AB24"}, std::pair{DRM_FORMAT_R16, "R16"}}) {
