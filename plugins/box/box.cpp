@@ -15,11 +15,12 @@
 
 #include <framecl/plugin.h>
 
+#include "plugin_support.hpp"
+
 namespace {
 
-// The values of the ENUM parameters, in the order of their enums. The kernels number
-// the borders the same way (BORDER_* in kernels/box.cl).
-const char* const borders[] = {"replicate", "reflect101", "constant", nullptr};
+using namespace framecl_plugins;
+
 const char* const variants[] = {"auto", "direct", "separable", nullptr};
 enum Variant { variant_auto, direct, separable };
 
@@ -58,7 +59,7 @@ const framecl_param_schema params[param_count] = {
         .default_string = "replicate",
         .min = 0,
         .max = 0,
-        .allowed = borders,
+        .allowed = border_modes,
         .max_count = 0,
     },
     {
@@ -87,17 +88,6 @@ const framecl_param_schema params[param_count] = {
 
 const char* const kernel_files[] = {"box.cl"};
 
-// The index of an ENUM parameter's value in `allowed`; the daemon has checked that it
-// is one of them.
-uint32_t enumIndex(const framecl_param_value& value, const char* const* allowed)
-{
-    uint32_t index = 0;
-    for (uint32_t i = 0; allowed[i]; ++i)
-        if (std::strcmp(value.string_value, allowed[i]) == 0)
-            index = i;
-    return index;
-}
-
 // The variant a stage runs: `auto` resolved as the header says.
 Variant variantOf(const framecl_param_value* values)
 {
@@ -105,29 +95,6 @@ Variant variantOf(const framecl_param_value* values)
     if (variant != variant_auto)
         return variant;
     return values[param_width].int_value == 1 || values[param_height].int_value == 1 ? direct : separable;
-}
-
-// A format as framecl names it ("ABGR8888", whose fourcc reads "AB24"), or another
-// fourcc as its four characters, trailing spaces dropped, written into `text`. The
-// daemon's framecl_format_name() is not for plugins: a plugin links nothing of framecld.
-const char* formatName(uint32_t fourcc, char text[5])
-{
-    switch (fourcc) {
-    case DRM_FORMAT_R8:
-        return "R8";
-    case DRM_FORMAT_R16:
-        return "R16";
-    case DRM_FORMAT_NV12:
-        return "NV12";
-    case DRM_FORMAT_ABGR8888:
-        return "ABGR8888";
-    }
-    for (int i = 0; i < 4; ++i)
-        text[i] = char((fourcc >> (8 * i)) & 0xff);
-    text[4] = '\0';
-    for (int i = 3; i > 0 && text[i] == ' '; --i)
-        text[i] = '\0';
-    return text;
 }
 
 int negotiate(const framecl_format* in, const framecl_param_value*, framecl_format* out, char* error,
@@ -140,22 +107,6 @@ int negotiate(const framecl_format* in, const framecl_param_value*, framecl_form
     }
     *out = *in;
     return 0;
-}
-
-framecl_arg planeArg(framecl_arg_kind kind, uint32_t plane)
-{
-    framecl_arg arg{};
-    arg.kind = kind;
-    arg.index = plane;
-    return arg;
-}
-
-framecl_arg uintArg(uint32_t value)
-{
-    framecl_arg arg{};
-    arg.kind = FRAMECL_ARG_UINT;
-    arg.uint_value = value;
-    return arg;
 }
 
 // One work item per output pixel; no work item reads what another of the same dispatch
@@ -182,7 +133,7 @@ void planDirect(const framecl_format* in, const framecl_param_value* values, boo
     dispatch.args[3] = uintArg(in->height);
     dispatch.args[4] = uintArg(uint32_t(values[param_width].int_value));
     dispatch.args[5] = uintArg(uint32_t(values[param_height].int_value));
-    dispatch.args[6] = uintArg(enumIndex(values[param_border], borders));
+    dispatch.args[6] = uintArg(enumIndex(values[param_border], border_modes));
     dispatch.args[7] = uintArg(uint32_t(values[param_border_value].int_value));
     dispatch.arg_count = 8;
     plan->dispatch_count = 1;
@@ -206,7 +157,7 @@ void planSeparable(const framecl_format* in, const framecl_param_value* values, 
     rows.args[2] = uintArg(in->width);
     rows.args[3] = uintArg(in->height);
     rows.args[4] = uintArg(uint32_t(values[param_width].int_value));
-    rows.args[5] = uintArg(enumIndex(values[param_border], borders));
+    rows.args[5] = uintArg(enumIndex(values[param_border], border_modes));
     rows.args[6] = uintArg(uint32_t(values[param_border_value].int_value));
     rows.arg_count = 7;
 
@@ -218,7 +169,7 @@ void planSeparable(const framecl_format* in, const framecl_param_value* values, 
     columns.args[3] = uintArg(in->height);
     columns.args[4] = uintArg(uint32_t(values[param_width].int_value));
     columns.args[5] = uintArg(uint32_t(values[param_height].int_value));
-    columns.args[6] = uintArg(enumIndex(values[param_border], borders));
+    columns.args[6] = uintArg(enumIndex(values[param_border], border_modes));
     columns.args[7] = uintArg(uint32_t(values[param_border_value].int_value));
     columns.arg_count = 8;
     plan->dispatch_count = 2;

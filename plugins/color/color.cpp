@@ -10,7 +10,11 @@
 
 #include <framecl/plugin.h>
 
+#include "plugin_support.hpp"
+
 namespace {
+
+using namespace framecl_plugins;
 
 // The values of `op`, in the order of the Op enum.
 const char* const ops[] = {"abgr_to_y", "nv12_to_y", "nv12_to_abgr", nullptr};
@@ -64,43 +68,9 @@ const framecl_param_schema params[param_count] = {
 
 const char* const kernel_files[] = {"color.cl"};
 
-// The index of an ENUM parameter's value in `allowed`; the daemon has checked that it
-// is one of them.
-int enumIndex(const framecl_param_value& value, const char* const* allowed)
-{
-    int index = 0;
-    for (int i = 0; allowed[i]; ++i)
-        if (std::strcmp(value.string_value, allowed[i]) == 0)
-            index = i;
-    return index;
-}
-
 Op opOf(const framecl_param_value* values)
 {
     return Op(enumIndex(values[param_op], ops));
-}
-
-// A format as framecl names it ("ABGR8888", whose fourcc reads "AB24"), or another
-// fourcc as its four characters, trailing spaces dropped, written into `text`. The
-// daemon's framecl_format_name() is not for plugins: a plugin links nothing of framecld.
-const char* formatName(uint32_t fourcc, char text[5])
-{
-    switch (fourcc) {
-    case DRM_FORMAT_R8:
-        return "R8";
-    case DRM_FORMAT_R16:
-        return "R16";
-    case DRM_FORMAT_NV12:
-        return "NV12";
-    case DRM_FORMAT_ABGR8888:
-        return "ABGR8888";
-    }
-    for (int i = 0; i < 4; ++i)
-        text[i] = char((fourcc >> (8 * i)) & 0xff);
-    text[4] = '\0';
-    for (int i = 3; i > 0 && text[i] == ' '; --i)
-        text[i] = '\0';
-    return text;
 }
 
 int refuseInput(const framecl_format* in, const char* expected, char* error, size_t error_size)
@@ -132,22 +102,6 @@ int negotiate(const framecl_format* in, const framecl_param_value* values, frame
     }
     std::snprintf(error, error_size, "unknown op");
     return 1;
-}
-
-framecl_arg planeArg(framecl_arg_kind kind, uint32_t plane)
-{
-    framecl_arg arg{};
-    arg.kind = kind;
-    arg.index = plane;
-    return arg;
-}
-
-framecl_arg uintArg(uint32_t value)
-{
-    framecl_arg arg{};
-    arg.kind = FRAMECL_ARG_UINT;
-    arg.uint_value = value;
-    return arg;
 }
 
 framecl_arg floatArg(double value)

@@ -13,10 +13,11 @@
 
 #include <framecl/plugin.h>
 
+#include "plugin_support.hpp"
+
 namespace {
 
-// The values of `border`; a kernel receives the index, kernels/epsilon.cl's BORDER_*.
-const char* const borders[] = {"replicate", "reflect101", "constant", nullptr};
+using namespace framecl_plugins;
 
 // The values of `variant`, in the order of the Variant enum.
 const char* const variants[] = {"auto", "baseline", "packed", "branchless", "half", nullptr};
@@ -78,7 +79,7 @@ const framecl_param_schema params[param_count] = {
         .default_string = "replicate",
         .min = 0,
         .max = 0,
-        .allowed = borders,
+        .allowed = border_modes,
         .max_count = 0,
     },
     {
@@ -107,54 +108,16 @@ const framecl_param_schema params[param_count] = {
 
 const char* const kernel_files[] = {"epsilon.cl"};
 
-// The index of an ENUM's value in its `allowed` list; the daemon has checked the value.
-int enumIndex(const framecl_param_value& value, const char* const* allowed)
-{
-    int index = 0;
-    for (int i = 0; allowed[i]; ++i)
-        if (std::strcmp(value.string_value, allowed[i]) == 0)
-            index = i;
-    return index;
-}
-
-// A DRM fourcc as its four characters ("NV12"), trailing spaces dropped ("R8"). The
-// daemon's format names are not for plugins: a plugin links nothing of framecld.
-void fourccText(uint32_t fourcc, char text[5])
-{
-    for (int i = 0; i < 4; ++i)
-        text[i] = char((fourcc >> (8 * i)) & 0xff);
-    text[4] = '\0';
-    for (int i = 3; i > 0 && text[i] == ' '; --i)
-        text[i] = '\0';
-}
-
 int negotiate(const framecl_format* in, const framecl_param_value*, framecl_format* out,
               char* error, size_t error_size)
 {
     if (in->fourcc != DRM_FORMAT_R8) {
-        char got[5];
-        fourccText(in->fourcc, got);
-        std::snprintf(error, error_size, "input must be R8, got %s", got);
+        char text[5];
+        std::snprintf(error, error_size, "input must be R8, got %s", formatName(in->fourcc, text));
         return 1;
     }
     *out = {DRM_FORMAT_R8, in->width, in->height};
     return 0;
-}
-
-framecl_arg planeArg(framecl_arg_kind kind, uint32_t plane)
-{
-    framecl_arg arg{};
-    arg.kind = kind;
-    arg.index = plane;
-    return arg;
-}
-
-framecl_arg uintArg(uint32_t value)
-{
-    framecl_arg arg{};
-    arg.kind = FRAMECL_ARG_UINT;
-    arg.uint_value = value;
-    return arg;
 }
 
 // `auto` is the branchless kernel. The guide measures its steps on Adreno 430 (Table
@@ -197,7 +160,7 @@ int plan(const framecl_format* in, const framecl_param_value* values, framecl_pl
         dispatch.global[0] = (in->width + 3) / 4;
     }
     dispatch.args[arg++] = uintArg(uint32_t(values[param_threshold].int_value));
-    dispatch.args[arg++] = uintArg(uint32_t(enumIndex(values[param_border], borders)));
+    dispatch.args[arg++] = uintArg(uint32_t(enumIndex(values[param_border], border_modes)));
     dispatch.args[arg++] = uintArg(uint32_t(values[param_border_value].int_value));
     dispatch.arg_count = arg;
     plan->dispatch_count = 1;

@@ -12,7 +12,11 @@
 
 #include <framecl/plugin.h>
 
+#include "plugin_support.hpp"
+
 namespace {
+
+using namespace framecl_plugins;
 
 // The values of each ENUM parameter; an enum after a list names its indices.
 const char* const outputs[] = {"gx", "gy", "magnitude", nullptr};
@@ -20,9 +24,6 @@ enum Output { output_gx, output_gy, output_magnitude };
 
 const char* const norms[] = {"l1", "l2", nullptr};
 enum Norm { norm_l1, norm_l2 };
-
-// A value's index here is the kernels' `border` argument (BORDER_* in kernels/sobel.cl).
-const char* const borders[] = {"replicate", "reflect101", "constant", nullptr};
 
 // Each variant's kernel is in `kernels`, below, in this order.
 const char* const variants[] = {"auto", "pixel", "row16", "block16x2", nullptr};
@@ -73,7 +74,7 @@ const framecl_param_schema params[param_count] = {
         .default_string = "replicate",
         .min = 0,
         .max = 0,
-        .allowed = borders,
+        .allowed = border_modes,
         .max_count = 0,
     },
     {
@@ -114,45 +115,17 @@ int choiceOf(const framecl_param_value* values, Param param)
     return 0;
 }
 
-// A DRM fourcc as its four characters ("NV12"), trailing spaces dropped ("R8"). The
-// daemon's format names are not for plugins: a plugin links nothing of framecld.
-void fourccText(uint32_t fourcc, char text[5])
-{
-    for (int i = 0; i < 4; ++i)
-        text[i] = char((fourcc >> (8 * i)) & 0xff);
-    text[4] = '\0';
-    for (int i = 3; i > 0 && text[i] == ' '; --i)
-        text[i] = '\0';
-}
-
 int negotiate(const framecl_format* in, const framecl_param_value* values, framecl_format* out,
               char* error, size_t error_size)
 {
     if (in->fourcc != DRM_FORMAT_R8) {
-        char got[5];
-        fourccText(in->fourcc, got);
-        std::snprintf(error, error_size, "input must be R8, got %s", got);
+        char text[5];
+        std::snprintf(error, error_size, "input must be R8, got %s", formatName(in->fourcc, text));
         return 1;
     }
     const bool gradient = Output(choiceOf(values, param_output)) != output_magnitude;
     *out = {gradient ? uint32_t(DRM_FORMAT_R16) : uint32_t(DRM_FORMAT_R8), in->width, in->height};
     return 0;
-}
-
-framecl_arg planeArg(framecl_arg_kind kind, uint32_t plane)
-{
-    framecl_arg arg{};
-    arg.kind = kind;
-    arg.index = plane;
-    return arg;
-}
-
-framecl_arg uintArg(uint32_t value)
-{
-    framecl_arg arg{};
-    arg.kind = FRAMECL_ARG_UINT;
-    arg.uint_value = value;
-    return arg;
 }
 
 Result resultOf(const framecl_param_value* values)

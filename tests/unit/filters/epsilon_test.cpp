@@ -223,7 +223,7 @@ TEST_CASE("auto plans the branchless kernel of the radius, four pixels per work 
 TEST_CASE("negotiate refuses input that is not R8, naming the format it got")
 {
     for (const auto& [fourcc, name] :
-         {std::pair{DRM_FORMAT_ABGR8888, "AB24"}, std::pair{DRM_FORMAT_R16, "R16"}}) {
+         {std::pair{DRM_FORMAT_ABGR8888, "ABGR8888"}, std::pair{DRM_FORMAT_R16, "R16"}}) {
         auto session = device().tryOpen(pipelineName("auto", {}), {fourcc, 64, 32});
         REQUIRE_FALSE(session);
         CHECK(session.error().message.ends_with(std::string("input must be R8, got ") + name));
