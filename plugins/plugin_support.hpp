@@ -15,6 +15,39 @@ namespace framecl_plugins {
 // (BORDER_REPLICATE 0, BORDER_REFLECT101 1, BORDER_CONSTANT 2 in their .cl files).
 inline const char* const border_modes[] = {"replicate", "reflect101", "constant", nullptr};
 
+// The `border` and `border_value` parameters, the same in every neighbourhood filter
+// (docs/filters.md): which pixels stand outside the image.
+constexpr framecl_param_schema borderSchema()
+{
+    return {
+        .name = "border",
+        .type = FRAMECL_PARAM_TYPE_ENUM,
+        .help = "pixels outside the image: replicate (aaa|abcd|ddd), reflect101 (cb|abcd|cb) or constant "
+                "(border_value)",
+        .default_number = 0,
+        .default_string = "replicate",
+        .min = 0,
+        .max = 0,
+        .allowed = border_modes,
+        .max_count = 0,
+    };
+}
+
+constexpr framecl_param_schema borderValueSchema()
+{
+    return {
+        .name = "border_value",
+        .type = FRAMECL_PARAM_TYPE_INT,
+        .help = "the value of every channel of a pixel outside the image when border is constant",
+        .default_number = 0,
+        .default_string = nullptr,
+        .min = 0,
+        .max = 255,
+        .allowed = nullptr,
+        .max_count = 0,
+    };
+}
+
 // Plane `plane` of the stage's input or output frame (three kernel arguments).
 inline framecl_arg planeArg(framecl_arg_kind kind, uint32_t plane)
 {
