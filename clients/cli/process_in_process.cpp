@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -17,6 +18,7 @@
 #include "gpu/replay.hpp"
 #include "pipeline/catalog.hpp"
 #include "pipeline/in_process_pipeline.hpp"
+#include "pipeline/tuner.hpp"
 
 namespace framecl::cli {
 namespace {
@@ -56,8 +58,12 @@ int processInProcess(const ProcessRequest& request)
         fmt::print(stderr, "framecl: no pipeline named '{}' (offered: {})\n", request.pipeline, offered);
         return 1;
     }
-    const pipeline::SessionOptions options{gpu::chooseRecordingMode((*gpu)->capabilities(), (*gpu)->vendor(), config->gpu.recording),
-                                           config->gpu.onchip_intermediates};
+    pipeline::SessionOptions options{gpu::chooseRecordingMode((*gpu)->capabilities(), (*gpu)->vendor(), config->gpu.recording),
+                                     config->gpu.onchip_intermediates, {}, config->limits.max_frame_pixels};
+    // The daemon's tuning, with the same cache: a size tuned by either is tuned for both.
+    std::optional<pipeline::Tuner> tuner;
+    if (config->gpu.tuning == config::Tuning::Auto)
+        tuner.emplace(**gpu, config->daemon.cache_dir);
     if (auto prepared = prepareOutput(request.output, request.inputs.size()); !prepared) {
         fmt::print(stderr, "framecl: {}\n", prepared.error().message);
         return 1;
@@ -74,8 +80,10 @@ int processInProcess(const ProcessRequest& request)
             const auto key = std::make_tuple(image->fourcc, image->width, image->height);
             auto it = opened.find(key);
             if (it == opened.end()) {
-                auto open = pipeline::InProcessPipeline::open(**gpu, definition,
-                                                              {image->fourcc, image->width, image->height}, options);
+                const pipeline::FrameShape shape{image->fourcc, image->width, image->height};
+                if (tuner)
+                    options.stage_choices = tuner->choose(*definition, shape);
+                auto open = pipeline::InProcessPipeline::open(**gpu, definition, shape, options);
                 if (!open)
                     return fail(fmt::format("{}: {}", input.string(), open.error().message));
                 it = opened.emplace(key, std::move(*open)).first;

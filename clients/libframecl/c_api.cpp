@@ -151,6 +151,19 @@ FRAMECL_EXPORT const char* framecl_pipeline_recording(const framecl_client* clie
     return client->daemon().pipelines[index].recording.c_str();
 }
 
+FRAMECL_EXPORT size_t framecl_pipeline_tuned_count(const framecl_client* client, size_t index)
+{
+    if (!client || index >= client->daemon().pipelines.size()) return 0;
+    return client->daemon().pipelines[index].tuned.size();
+}
+
+FRAMECL_EXPORT const char* framecl_pipeline_tuned(const framecl_client* client, size_t index, size_t line)
+{
+    if (!client || index >= client->daemon().pipelines.size()) return nullptr;
+    const auto& tuned = client->daemon().pipelines[index].tuned;
+    return line < tuned.size() ? tuned[line].c_str() : nullptr;
+}
+
 FRAMECL_EXPORT int framecl_register_buffer(framecl_client* client, int fd,
                                            const framecl_frame_layout* layout, uint32_t* id)
 {

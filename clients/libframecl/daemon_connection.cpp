@@ -155,10 +155,13 @@ Outcome<DaemonInfo> DaemonConnection::hello(const std::string& socket_path,
                               {}};
             if (const auto* pipelines = welcome->pipelines()) {
                 for (const auto* pipeline : *pipelines) {
-                    PipelineInfo info{text(pipeline->name()), {}, text(pipeline->recording())};
+                    PipelineInfo info{text(pipeline->name()), {}, text(pipeline->recording()), {}};
                     if (const auto* stages = pipeline->stages())
                         for (const auto* stage : *stages)
                             info.stages.push_back(stage->str());
+                    if (const auto* tuned = pipeline->tuned())
+                        for (const auto* line : *tuned)
+                            info.tuned.push_back(line->str());
                     daemon.pipelines.push_back(std::move(info));
                 }
             }

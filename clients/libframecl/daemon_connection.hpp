@@ -22,6 +22,7 @@ struct PipelineInfo {
     std::string name;
     std::vector<std::string> stages;
     std::string recording;
+    std::vector<std::string> tuned;
 };
 
 // What Welcome told about the daemon.

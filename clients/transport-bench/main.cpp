@@ -94,7 +94,7 @@ std::vector<double> timeInProcess(const gpu::GpuContext& gpu, std::shared_ptr<co
     const uint64_t size = framecl_packed_layout(DRM_FORMAT_NV12, width, height, &layout);
     auto in = memory::importBuffer(gpu, noiseMemfd(size, 1), layout, uint64_t(width) * height);
     auto out = memory::importBuffer(gpu, noiseMemfd(size, 2), layout, uint64_t(width) * height);
-    auto session = pipeline::Session::open(gpu, std::move(copy), {DRM_FORMAT_NV12, width, height}, {recording, true});
+    auto session = pipeline::Session::open(gpu, std::move(copy), {DRM_FORMAT_NV12, width, height}, {recording, true, {}, 0});
     if (!in || !out || !session)
         throw std::runtime_error("in-process setup failed");
 

@@ -1,15 +1,10 @@
 #include "gpu/program_cache.hpp"
 
-#include <cerrno>
-#include <cstring>
 #include <system_error>
-
-#include <fcntl.h>
-#include <unistd.h>
 
 #include "base/log.hpp"
 #include "base/read_file.hpp"
-#include "base/unique_fd.hpp"
+#include "base/write_file.hpp"
 #include "gpu/cl_error.hpp"
 
 namespace framecl::gpu {
@@ -83,19 +78,6 @@ Result<cl::Program> programFromSource(cl_context context, cl_device_id device, s
         return fail(std::string(source_name) + ": " + clFailure("clBuildProgram", err, object) +
                     "\nbuild log:\n" + buildLog(program(), device));
     return program;
-}
-
-bool writeAll(int fd, std::string_view bytes)
-{
-    while (!bytes.empty()) {
-        const ssize_t written = ::write(fd, bytes.data(), bytes.size());
-        if (written < 0 && errno == EINTR)
-            continue;
-        if (written <= 0)
-            return false;
-        bytes.remove_prefix(static_cast<size_t>(written));
-    }
-    return true;
 }
 
 } // namespace
@@ -178,26 +160,8 @@ void ProgramCache::store(const std::filesystem::path& entry, const std::string& 
     }
     const std::string bytes = encodeCacheEntry(key, binary);
 
-    // Written beside the entry and renamed over it, so a reader (another daemon, or
-    // this one after a crash) sees the old entry or the new one, never half of one.
-    std::string temp = entry.string() + ".tmp.XXXXXX";
-    UniqueFd fd(::mkostemp(temp.data(), O_CLOEXEC));
-    if (fd.get() < 0) {
-        disable("cannot create a file in '" + dir_.string() + "': " + std::strerror(errno));
-        return;
-    }
-    // Each step runs only if the previous one succeeded, so errno is the failing one's.
-    if (!writeAll(fd.get(), bytes) || ::fsync(fd.get()) != 0 || !fd.close() ||
-        std::rename(temp.c_str(), entry.c_str()) != 0) {
-        const int failure = errno;
-        ::unlink(temp.c_str());
-        disable("cannot write '" + entry.string() + "': " + std::strerror(failure));
-        return;
-    }
-    // The rename itself lives in the directory; sync it so the entry survives power loss.
-    UniqueFd directory(::open(dir_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    if (directory.get() >= 0)
-        ::fsync(directory.get());
+    if (auto written = writeFileAtomically(entry, bytes); !written)
+        disable(written.error().message);
 }
 
 } // namespace framecl::gpu

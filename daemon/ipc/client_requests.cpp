@@ -46,7 +46,12 @@ void Server::onOpenSession(ClientState& client, const wire::OpenSession& request
         sendError(client.identity, request_id, fmt::format("no pipeline named '{}' (offered: {})", name, known));
         return;
     }
-    auto session = pipeline::Session::open(gpu_, definition, shape, {recording_, config_.gpu.onchip_intermediates});
+    // The first session of a stage and size on this device times its candidates here,
+    // within the tuner's budget; later ones read the choice.
+    pipeline::SessionOptions options{recording_, config_.gpu.onchip_intermediates,
+                                     tuner_ ? tuner_->choose(*definition, shape) : std::vector<pipeline::StageChoice>{},
+                                     config_.limits.max_frame_pixels};
+    auto session = pipeline::Session::open(gpu_, definition, shape, options);
     if (!session) {
         sendError(client.identity, request_id, fmt::format("pipeline '{}': {}", name, session.error().message));
         return;

@@ -50,6 +50,16 @@ Server::Server(const config::Config& config, const gpu::GpuContext& gpu, pipelin
     std::string why;
     recording_ = gpu::chooseRecordingMode(gpu.capabilities(), gpu.vendor(), config.gpu.recording, &why);
     log::get("pipeline")->info("recording: {}{}", gpu::recordingModeName(recording_), why.empty() ? "" : " (" + why + ")");
+    setUpTuner();
+}
+
+void Server::setUpTuner()
+{
+    if (config_.gpu.tuning == config::Tuning::Off)
+        tuner_.reset();
+    else if (!tuner_ || tuner_cache_dir_ != config_.daemon.cache_dir)
+        tuner_ = std::make_unique<pipeline::Tuner>(gpu_, config_.daemon.cache_dir);
+    tuner_cache_dir_ = config_.daemon.cache_dir;
 }
 
 Result<std::unique_ptr<Server>> Server::start(const config::Config& config, const gpu::GpuContext& gpu,
@@ -143,6 +153,7 @@ Result<void> Server::reload(const config::Config& config, pipeline::Catalog cata
     catalog_ = std::move(catalog);
     std::string why;
     recording_ = gpu::chooseRecordingMode(gpu_.capabilities(), gpu_.vendor(), config_.gpu.recording, &why);
+    setUpTuner();
     return {};
 }
 
@@ -257,9 +268,11 @@ void Server::onHello(const std::string& identity, const wire::Hello& hello)
         std::vector<std::string> stages;
         for (const auto& stage : entry->stages)
             stages.push_back(stage.label);
+        const std::vector<std::string> tuned = tuner_ ? tuner_->describe(*entry) : std::vector<std::string>{};
         pipelines.push_back(wire::CreatePipelineInfo(builder, builder.CreateString(entry->name),
                                                      builder.CreateVectorOfStrings(stages),
-                                                     builder.CreateString(gpu::recordingModeName(recording_))));
+                                                     builder.CreateString(gpu::recordingModeName(recording_)),
+                                                     builder.CreateVectorOfStrings(tuned)));
     }
     const std::string device = gpu_.capabilities().name;
     auto welcome = wire::CreateWelcomeDirect(builder, protocol::protocol_version, client.token.c_str(),

@@ -23,6 +23,7 @@
 #include "ipc/completion_queue.hpp"
 #include "ipc/peer_access.hpp"
 #include "pipeline/catalog.hpp"
+#include "pipeline/tuner.hpp"
 #include "service/service_loop.hpp"
 
 namespace framecl::ipc {
@@ -74,6 +75,9 @@ private:
     Server(const config::Config& config, const gpu::GpuContext& gpu, pipeline::Catalog catalog,
            service::ServiceLoop& loop, PeerAccess access);
     Result<void> bind();
+    // The tuner as gpu.tuning and daemon.cache_dir ask, kept across reloads that change
+    // neither.
+    void setUpTuner();
 
     // The ZeroMQ socket: every pending message, each handled in turn.
     void drainMessages();
@@ -114,6 +118,8 @@ private:
     PeerAccess access_;
     pipeline::Catalog catalog_;
     gpu::RecordingMode recording_;
+    std::unique_ptr<pipeline::Tuner> tuner_; // null with gpu.tuning = off
+    std::filesystem::path tuner_cache_dir_;
 
     zmq::context_t zmq_context_;
     zmq::socket_t router_;

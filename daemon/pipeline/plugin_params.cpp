@@ -178,6 +178,32 @@ void ResolvedParams::append(const config::ParameterValue& value)
         },
         value);
     values_.push_back(out);
+    sources_.push_back(value);
+}
+
+ResolvedParams ResolvedParams::copy() const
+{
+    ResolvedParams copy;
+    for (const auto& source : sources_)
+        copy.append(source);
+    return copy;
+}
+
+ResolvedParams ResolvedParams::with(size_t index, const config::ParameterValue& value) const
+{
+    ResolvedParams copy;
+    for (size_t i = 0; i < sources_.size(); ++i)
+        copy.append(i == index ? value : sources_[i]);
+    return copy;
+}
+
+std::optional<size_t> variantParam(const std::vector<ParamSchema>& schema)
+{
+    for (size_t i = 0; i < schema.size(); ++i)
+        if (schema[i].name == "variant" && schema[i].type == FRAMECL_PARAM_TYPE_ENUM &&
+            !schema[i].allowed.empty() && schema[i].allowed.front() == "auto")
+            return i;
+    return std::nullopt;
 }
 
 tl::expected<ResolvedParams, ParamError>

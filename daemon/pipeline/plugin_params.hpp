@@ -3,6 +3,7 @@
 // plugin receives in negotiate and plan, one per schema entry, defaults filled in.
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,14 @@ public:
     const framecl_param_value* values() const { return values_.empty() ? nullptr : values_.data(); }
     size_t size() const { return values_.size(); }
     const framecl_param_value& operator[](size_t i) const { return values_[i]; }
+    // Value `i` as the config gave it (or its default).
+    const config::ParameterValue& source(size_t i) const { return sources_[i]; }
+
+    // A copy, owning its own strings and lists.
+    ResolvedParams copy() const;
+    // A copy in which parameter `index` holds `value` instead: the variant the tuner or
+    // framecl-bench tries. The caller passes a value the schema allows.
+    ResolvedParams with(size_t index, const config::ParameterValue& value) const;
 
 private:
     friend tl::expected<ResolvedParams, ParamError>
@@ -59,9 +68,15 @@ private:
     void append(const config::ParameterValue& value);
 
     std::vector<framecl_param_value> values_;
+    std::vector<config::ParameterValue> sources_;
     std::vector<std::unique_ptr<std::string>> strings_;
     std::vector<std::unique_ptr<std::vector<double>>> lists_;
 };
+
+// The index of the plugin's `variant` parameter: an ENUM named so whose first value
+// is "auto" (docs/plugin-guide.md), which the tuner may replace with another of its
+// values. Nothing when the plugin has none.
+std::optional<size_t> variantParam(const std::vector<ParamSchema>& schema);
 
 // Checks every parameter a stage sets against `plugin`'s schema and fills the
 // defaults of those it leaves out. The first problem, in the order written, is the

@@ -110,6 +110,12 @@ std::optional<std::string> planProblem(const framecl_plan& plan, const framecl_f
             return fmt::format("intermediate {} is {}, not a single-plane format of non-zero size",
                                i, formatText(format));
     }
+    if (plan.constant_count > FRAMECL_MAX_CONSTANTS)
+        return fmt::format("constant_count {} is above {}", plan.constant_count, FRAMECL_MAX_CONSTANTS);
+    for (uint32_t i = 0; i < plan.constant_count; ++i)
+        if (plan.constants[i].size == 0 || plan.constants[i].size > FRAMECL_MAX_CONSTANT_BYTES)
+            return fmt::format("constant {} has {} bytes, not between 1 and {}", i, plan.constants[i].size,
+                               FRAMECL_MAX_CONSTANT_BYTES);
 
     const uint32_t in_planes = framecl_format_planes(in.fourcc);
     const uint32_t out_planes = framecl_format_planes(out.fourcc);
@@ -165,6 +171,11 @@ std::optional<std::string> planProblem(const framecl_plan& plan, const framecl_f
             case FRAMECL_ARG_LOCAL:
                 if (arg.local_bytes == 0)
                     return argProblem("local memory of 0 bytes");
+                break;
+            case FRAMECL_ARG_CONSTANT:
+                if (arg.index >= plan.constant_count)
+                    return argProblem(fmt::format("constant {}, but the plan declares {}", arg.index,
+                                                  plan.constant_count));
                 break;
             case FRAMECL_ARG_UINT:
             case FRAMECL_ARG_INT:
@@ -424,6 +435,8 @@ Result<framecl_plan> Plugin::plan(const framecl_format& in, const ResolvedParams
               std::end(plan.intermediates), framecl_intermediate{});
     std::fill(std::begin(plan.dispatches) + plan.dispatch_count, std::end(plan.dispatches),
               framecl_dispatch{});
+    std::fill(std::begin(plan.constants) + plan.constant_count, std::end(plan.constants),
+              framecl_constant{});
     for (uint32_t d = 0; d < plan.dispatch_count; ++d) {
         framecl_dispatch& dispatch = plan.dispatches[d];
         dispatch.kernel = keepKernelName(dispatch.kernel);

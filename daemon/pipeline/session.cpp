@@ -100,13 +100,36 @@ Result<std::unique_ptr<Session>> Session::open(const gpu::GpuContext& gpu,
     // Formats stage by stage, then each stage's plan for its input.
     std::vector<FrameShape> shapes{input};
     std::vector<framecl_plan> plans;
+    if (!options.stage_choices.empty() && options.stage_choices.size() != stages.size())
+        return fail(fmt::format("{} stage choices for {} stages", options.stage_choices.size(), stages.size()));
+    const auto choiceOf = [&](size_t k) {
+        return options.stage_choices.empty() ? StageChoice{} : options.stage_choices[k];
+    };
     for (size_t k = 0; k < stages.size(); ++k) {
-        auto out = stages[k].plugin->negotiate(shapes.back(), stages[k].params);
+        const ResolvedParams* params = &stages[k].params;
+        ResolvedParams chosen;
+        if (const std::string& variant = choiceOf(k).variant; !variant.empty()) {
+            const auto index = variantParam(stages[k].plugin->params());
+            if (!index)
+                return stageError(k, fmt::format("variant '{}' chosen, but the plugin has no variants", variant));
+            chosen = params->with(*index, variant);
+            params = &chosen;
+        }
+        auto out = stages[k].plugin->negotiate(shapes.back(), *params);
         if (!out)
             return stageError(k, out.error().message);
-        auto plan = stages[k].plugin->plan(shapes.back(), stages[k].params);
+        auto plan = stages[k].plugin->plan(shapes.back(), *params);
         if (!plan)
             return stageError(k, plan.error().message);
+        if (options.max_frame_pixels && uint64_t(out->width) * out->height > options.max_frame_pixels)
+            return stageError(k, fmt::format("its output {} is over limits.max_frame_pixels = {}", describe(*out),
+                                             options.max_frame_pixels));
+        for (uint32_t i = 0; i < plan->intermediate_count; ++i) {
+            const framecl_format& own = plan->intermediates[i].format;
+            if (options.max_frame_pixels && uint64_t(own.width) * own.height > options.max_frame_pixels)
+                return stageError(k, fmt::format("its intermediate {} is over limits.max_frame_pixels = {}",
+                                                 describe(own), options.max_frame_pixels));
+        }
         shapes.push_back(*out);
         plans.push_back(*plan);
         session->stage_names_.push_back(stages[k].label);
@@ -194,6 +217,17 @@ Result<std::unique_ptr<Session>> Session::open(const gpu::GpuContext& gpu,
     // Kernels, with every argument that no frame changes bound now.
     for (size_t k = 0; k < plans.size(); ++k) {
         const Plugin& plugin = *stages[k].plugin;
+        std::vector<cl_mem> constants;
+        for (uint32_t c = 0; c < plans[k].constant_count; ++c) {
+            framecl_constant& constant = plans[k].constants[c];
+            session->buffers_.emplace_back(gpu.context(),
+                                           CL_MEM_READ_ONLY | CL_MEM_HOST_NO_ACCESS | CL_MEM_COPY_HOST_PTR,
+                                           constant.size, constant.bytes, &err);
+            if (err != CL_SUCCESS)
+                return fail(gpu::clFailure("clCreateBuffer", err,
+                                           fmt::format("stage {} ({}): constant {}", k + 1, stages[k].label, c)));
+            constants.push_back(session->buffers_.back()());
+        }
         for (uint32_t d = 0; d < plans[k].dispatch_count; ++d) {
             const framecl_dispatch& plan = plans[k].dispatches[d];
             const uint32_t index = uint32_t(session->dispatches_.size());
@@ -234,13 +268,18 @@ Result<std::unique_ptr<Session>> Session::open(const gpu::GpuContext& gpu,
                 case FRAMECL_ARG_LOCAL:
                     bound = setArg(kernel, name, arg_index++, arg.local_bytes, nullptr);
                     break;
+                case FRAMECL_ARG_CONSTANT:
+                    bound = setArg(kernel, name, arg_index++, sizeof(cl_mem), &constants[arg.index]);
+                    break;
                 }
                 if (!bound)
                     return tl::unexpected(bound.error());
             }
             // plugin.h: the global size is rounded up to the local size the plugin asks
             // for; kernels check their bounds.
-            const std::array<size_t, 2> local{plan.local_hint[0], plan.dims > 1 ? plan.local_hint[1] : 0};
+            std::array<size_t, 2> local{plan.local_hint[0], plan.dims > 1 ? plan.local_hint[1] : 0};
+            if (local[0] == 0)
+                local = {choiceOf(k).local[0], plan.dims > 1 ? choiceOf(k).local[1] : 0};
             std::array<size_t, 2> global{plan.global[0], plan.dims > 1 ? plan.global[1] : 1};
             for (size_t axis = 0; axis < 2; ++axis)
                 if (local[axis] > 0)

@@ -7,6 +7,7 @@
 // replays the dispatches the way gpu.recording chose — nothing is allocated and
 // nothing blocks on the frame path.
 
+#include <array>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -41,9 +42,23 @@ struct EnqueuedFrame {
     std::vector<cl::Event> events;
 };
 
+// How one stage runs, as the tuner chose (pipeline/tuner.hpp) or framecl-bench asks:
+// `variant` replaces the value of the plugin's `variant` parameter; `local` is the
+// work-group size of each dispatch whose plan leaves it to the daemon. Empty and
+// {0, 0}: as configured, and the driver's choice.
+struct StageChoice {
+    std::string variant;
+    std::array<size_t, 2> local{0, 0};
+};
+
 struct SessionOptions {
     gpu::RecordingMode recording = gpu::RecordingMode::Off;
     bool onchip_intermediates = true; // used only with the qcom recording
+    std::vector<StageChoice> stage_choices; // none, or one per stage
+    // The most pixels any frame of the session may have: its input, the output and
+    // intermediates a stage negotiates (a scaler may ask for far more than it reads).
+    // 0: no limit.
+    uint64_t max_frame_pixels = 0;
 };
 
 class Session {
@@ -97,7 +112,7 @@ private:
     FrameShape output_{};
     std::vector<std::string> stage_names_;
     std::vector<uint32_t> dispatch_stage_; // stage of each dispatch
-    std::vector<cl::Buffer> buffers_;      // device and on-chip intermediates
+    std::vector<cl::Buffer> buffers_;      // device and on-chip intermediates, plan constants
     std::vector<FrameArg> frame_args_;
     std::vector<gpu::ReplayDispatch> dispatches_; // until the first frame records them
     gpu::RecordingMode recording_ = gpu::RecordingMode::Off;

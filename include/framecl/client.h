@@ -62,6 +62,11 @@ const char* framecl_pipeline_stage(const framecl_client* client, size_t index, s
 /* How a session of pipeline `index` replays its frames on the daemon's device: "qcom"
  * (recordable queues), "khr" (command buffers) or "off" (dispatch by dispatch). */
 const char* framecl_pipeline_recording(const framecl_client* client, size_t index);
+/* What the daemon's tuner chose for the stages of pipeline `index` on its device, one
+ * line per stage and frame size tuned so far ("stage 2 (epsilon) on R8 1920x1080:
+ * variant branchless, work group 16x16, 0.412 ms"); none with gpu.tuning = off. */
+size_t framecl_pipeline_tuned_count(const framecl_client* client, size_t index);
+const char* framecl_pipeline_tuned(const framecl_client* client, size_t index, size_t line);
 
 /* Registers a buffer holding frames of `layout`. The library keeps a duplicate of
  * `fd` (the caller keeps its own) so that it can register the buffer again after a

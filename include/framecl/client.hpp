@@ -63,6 +63,7 @@ struct Session {
 struct Pipeline {
     std::string name;
     std::vector<std::string> stages; // "plugin" or "plugin op=..."
+    std::vector<std::string> tuned;  // the tuner's choices on the daemon's device
 };
 
 class Client {
@@ -99,9 +100,11 @@ class Client {
     {
         std::vector<Pipeline> pipelines;
         for (size_t p = 0; p < framecl_pipeline_count(client_.get()); ++p) {
-            Pipeline pipeline{framecl_pipeline_name(client_.get(), p), {}};
+            Pipeline pipeline{framecl_pipeline_name(client_.get(), p), {}, {}};
             for (size_t s = 0; s < framecl_pipeline_stage_count(client_.get(), p); ++s)
                 pipeline.stages.emplace_back(framecl_pipeline_stage(client_.get(), p, s));
+            for (size_t t = 0; t < framecl_pipeline_tuned_count(client_.get(), p); ++t)
+                pipeline.tuned.emplace_back(framecl_pipeline_tuned(client_.get(), p, t));
             pipelines.push_back(std::move(pipeline));
         }
         return pipelines;

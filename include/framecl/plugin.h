@@ -23,7 +23,7 @@ extern "C" {
 #endif
 
 /* Bumped on any change to the structs below; the daemon refuses other versions. */
-#define FRAMECL_PLUGIN_ABI_VERSION 1
+#define FRAMECL_PLUGIN_ABI_VERSION 2
 
 /* The one symbol a plugin exports. */
 #define FRAMECL_PLUGIN_ENTRY "framecl_plugin_descriptor"
@@ -80,6 +80,8 @@ enum framecl_arg_kind {
     FRAMECL_ARG_INT = 4,          /* `int_value` */
     FRAMECL_ARG_FLOAT = 5,        /* `float_value` */
     FRAMECL_ARG_LOCAL = 6,        /* `local_bytes` of __local memory */
+    FRAMECL_ARG_CONSTANT = 7,     /* `index`: constant of this plan, as a read-only
+                                   * buffer (__constant or __global const) */
 };
 
 struct framecl_arg {
@@ -94,6 +96,8 @@ struct framecl_arg {
 #define FRAMECL_MAX_ARGS 24
 #define FRAMECL_MAX_DISPATCHES 8
 #define FRAMECL_MAX_INTERMEDIATES 4
+#define FRAMECL_MAX_CONSTANTS 2
+#define FRAMECL_MAX_CONSTANT_BYTES 1024
 
 /* Bits of framecl_dispatch.tileable_axes: the axes along which the daemon may split
  * the dispatch into tiles (with global offsets) to bound each one's GPU time. */
@@ -116,11 +120,22 @@ struct framecl_intermediate {
     struct framecl_format format;
 };
 
+/* Data a stage's kernels read and no frame changes, such as a filter's weights: the
+ * daemon copies the first `size` bytes into a read-only device buffer when the session
+ * opens. Write values with memcpy, in the device's byte order (little-endian on every
+ * GPU framecld meets). */
+struct framecl_constant {
+    uint32_t size;
+    uint8_t bytes[FRAMECL_MAX_CONSTANT_BYTES];
+};
+
 struct framecl_plan {
     uint32_t intermediate_count;
     struct framecl_intermediate intermediates[FRAMECL_MAX_INTERMEDIATES];
     uint32_t dispatch_count;
     struct framecl_dispatch dispatches[FRAMECL_MAX_DISPATCHES];
+    uint32_t constant_count;
+    struct framecl_constant constants[FRAMECL_MAX_CONSTANTS];
 };
 
 /* ---- The descriptor ---------------------------------------------------------------- */

@@ -67,7 +67,7 @@ struct Frame {
 Stats timeSession(const gpu::GpuContext& gpu, const pipeline::PipelineSet& set, gpu::RecordingMode mode)
 {
     auto session = pipeline::Session::open(gpu, set.catalog.find("four"), {DRM_FORMAT_ABGR8888, width, height},
-                                           {mode, true});
+                                           {mode, true, {}, 0});
     if (!session)
         throw std::runtime_error(session.error().message);
     Frame frame(gpu);

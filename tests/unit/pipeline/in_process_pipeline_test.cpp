@@ -55,7 +55,7 @@ Result<HostImage> runOnce(const std::string& name, const HostImage& input,
     auto definition = testPipelines().catalog.find(name);
     REQUIRE(definition);
     auto open = pipeline::InProcessPipeline::open(testGpu(), definition, {input.fourcc, input.width, input.height},
-                                                  {recording, true});
+                                                  {recording, true, {}, 0});
     if (!open)
         return tl::unexpected(open.error());
     return open->process(input);

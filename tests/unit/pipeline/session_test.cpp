@@ -169,7 +169,7 @@ TEST_CASE("without a recording, stage times come one per stage from the profilin
     uint64_t size = 0;
     const auto layout = packed(DRM_FORMAT_NV12, 16, 4, size);
     LaidOutBuffer in(*pocl().gpu, layout, size, 1), out(*pocl().gpu, layout, size, 0);
-    auto session = openSession(pocl(), "copy-twice", {DRM_FORMAT_NV12, 16, 4}, {gpu::RecordingMode::Off, true});
+    auto session = openSession(pocl(), "copy-twice", {DRM_FORMAT_NV12, 16, 4}, {gpu::RecordingMode::Off, true, {}, 0});
     auto frame = session->enqueue({in.mem(), &in.layout}, {out.mem(), &out.layout});
     REQUIRE(frame);
     REQUIRE(pocl().gpu->queue().finish() == CL_SUCCESS);
@@ -189,7 +189,7 @@ TEST_CASE("the qcom recording is made once per session and replayed once per fra
     uint64_t in_size = 0, out_size = 0;
     const auto in_layout = packed(DRM_FORMAT_ABGR8888, w, h, in_size);
     const auto out_layout = packed(DRM_FORMAT_R8, w, h, out_size);
-    auto session = openSession(adreno, "luma-offsets", {DRM_FORMAT_ABGR8888, w, h}, {gpu::RecordingMode::Qcom, true});
+    auto session = openSession(adreno, "luma-offsets", {DRM_FORMAT_ABGR8888, w, h}, {gpu::RecordingMode::Qcom, true, {}, 0});
     CHECK(session->recording() == gpu::RecordingMode::Qcom);
 
     std::vector<std::unique_ptr<LaidOutBuffer>> ins, outs;
@@ -225,7 +225,7 @@ TEST_CASE("intermediates go on-chip without overlapping while live and within th
     constexpr uint64_t onchip = 64 * 1024;
     Device adreno(emulation.openGpu(onchip));
     const uint32_t w = 61, h = 37; // two R8 intermediates of 2257 bytes
-    auto session = openSession(adreno, "luma-offsets", {DRM_FORMAT_ABGR8888, w, h}, {gpu::RecordingMode::Qcom, true});
+    auto session = openSession(adreno, "luma-offsets", {DRM_FORMAT_ABGR8888, w, h}, {gpu::RecordingMode::Qcom, true, {}, 0});
     CHECK(session->onchipIntermediates() == 2);
     CHECK(session->onchipBytes() <= onchip);
 
@@ -252,7 +252,7 @@ TEST_CASE("intermediates too large for the on-chip memory fall back to device bu
     framecl::test::QcomEmulation emulation;
     Device adreno(emulation.openGpu(1024));
     const uint32_t w = 64, h = 64; // 4096-byte intermediates: none fits in 1 KiB
-    auto session = openSession(adreno, "luma-offsets", {DRM_FORMAT_ABGR8888, w, h}, {gpu::RecordingMode::Qcom, true});
+    auto session = openSession(adreno, "luma-offsets", {DRM_FORMAT_ABGR8888, w, h}, {gpu::RecordingMode::Qcom, true, {}, 0});
     CHECK(session->onchipIntermediates() == 0);
     CHECK(emulation.log().onchip_buffers.empty());
 
@@ -269,6 +269,6 @@ TEST_CASE("without the qcom recording, no intermediate goes on-chip")
 {
     framecl::test::QcomEmulation emulation;
     Device adreno(emulation.openGpu(1 << 20));
-    auto session = openSession(adreno, "luma-offsets", {DRM_FORMAT_ABGR8888, 32, 8}, {gpu::RecordingMode::Off, true});
+    auto session = openSession(adreno, "luma-offsets", {DRM_FORMAT_ABGR8888, 32, 8}, {gpu::RecordingMode::Off, true, {}, 0});
     CHECK(session->onchipIntermediates() == 0);
 }

@@ -98,7 +98,7 @@ TEST_CASE("a descriptor of another ABI version is refused without reading past t
     descriptor.abi_version = 7;
     const auto plugin = Plugin::fromDescriptor(&descriptor, "old.so");
     REQUIRE_FALSE(plugin);
-    CHECK(plugin.error().message == "old.so: plugin ABI version 7, this framecld needs 1");
+    CHECK(plugin.error().message == "old.so: plugin ABI version 7, this framecld needs " + std::to_string(FRAMECL_PLUGIN_ABI_VERSION));
 }
 
 TEST_CASE("a descriptor that cannot be used is refused, naming the plugin and the fault")
@@ -186,6 +186,18 @@ TEST_CASE("a plan that breaks the ABI's rules is refused, naming the plugin and 
          "dispatch 0: argument 3: local memory of 0 bytes"},
         {[](framecl_plan& p) { p.dispatches[0].args[3].kind = framecl_arg_kind(9); },
          "dispatch 0: argument 3: unknown kind 9"},
+        {[](framecl_plan& p) { p.constant_count = 3; }, "constant_count 3 is above 2"},
+        {[](framecl_plan& p) { p.constant_count = 1; }, "constant 0 has 0 bytes, not between 1 and 1024"},
+        {[](framecl_plan& p) {
+             p.constant_count = 1;
+             p.constants[0].size = 1025;
+         },
+         "constant 0 has 1025 bytes, not between 1 and 1024"},
+        {[](framecl_plan& p) {
+             p.dispatches[0].args[3].kind = FRAMECL_ARG_CONSTANT;
+             p.dispatches[0].args[3].index = 0;
+         },
+         "dispatch 0: argument 3: constant 0, but the plan declares 0"},
     };
     const framecl_plugin descriptor = goodDescriptor();
     const Plugin plugin = test::pluginOf(descriptor);

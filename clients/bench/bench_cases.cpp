@@ -1,0 +1,68 @@
+#include "bench_cases.hpp"
+
+#include <cstdio>
+
+#include <fmt/format.h>
+#include "framecl/format.h"
+
+namespace framecl::bench {
+namespace {
+
+std::string none(const FrameSize&)
+{
+    return "";
+}
+
+} // namespace
+
+const std::vector<BenchCase>& benchCases()
+{
+    // Parameters: the guide's examples where it gives them (epsilon radius 4, i.e. 9x9,
+    // threshold 20; box 3x3; Sobel magnitude), the paper's sp 5, sr 6 for mean shift.
+    static const std::vector<BenchCase> cases = {
+        {"copy", "copy", DRM_FORMAT_ABGR8888, none, {}},
+        {"color nv12_to_abgr", "color", DRM_FORMAT_NV12,
+         [](const FrameSize&) -> std::string { return "op = \"nv12_to_abgr\""; }, {}},
+        {"box 3x3", "box", DRM_FORMAT_R8,
+         [](const FrameSize&) -> std::string { return "width = 3, height = 3"; }, {}},
+        {"box 15x15", "box", DRM_FORMAT_R8,
+         [](const FrameSize&) -> std::string { return "width = 15, height = 15"; }, {}},
+        {"epsilon r4 t20", "epsilon", DRM_FORMAT_R8,
+         [](const FrameSize&) -> std::string { return "radius = 4, threshold = 20"; }, {}},
+        {"sobel magnitude l1", "sobel", DRM_FORMAT_R8,
+         [](const FrameSize&) -> std::string { return "output = \"magnitude\", norm = \"l1\""; }, {}},
+        {"bicubic R8 to half size", "bicubic", DRM_FORMAT_R8,
+         [](const FrameSize& size) { return fmt::format("width = {}, height = {}", size.width / 2, size.height / 2); },
+         {}},
+        {"bicubic ABGR8888 to double size", "bicubic", DRM_FORMAT_ABGR8888,
+         [](const FrameSize& size) { return fmt::format("width = {}, height = {}", size.width * 2, size.height * 2); },
+         {}},
+        {"convolve 5x5", "convolve", DRM_FORMAT_R8,
+         [](const FrameSize&) -> std::string {
+             return "kernel_width = 5, kernel_height = 5, kernel = [1, 4, 6, 4, 1, 4, 16, 24, 16, 4, 6, 24, 36, 24, "
+                    "6, 4, 16, 24, 16, 4, 1, 4, 6, 4, 1], scale = 0.00390625";
+         },
+         {}},
+        {"convolve 9+9 separable", "convolve", DRM_FORMAT_R8,
+         [](const FrameSize&) -> std::string {
+             return "kernel_x = [1, 8, 28, 56, 70, 56, 28, 8, 1], kernel_y = [1, 8, 28, 56, 70, 56, 28, 8, 1], "
+                    "scale = 0.0000152587890625";
+         },
+         {}},
+        {"meanshift sp5 sr6", "meanshift", DRM_FORMAT_ABGR8888,
+         [](const FrameSize&) -> std::string { return "sp = 5, sr = 6"; }, {{2560, 2560}}},
+    };
+    return cases;
+}
+
+bool parseSize(const std::string& text, FrameSize& size)
+{
+    unsigned width = 0, height = 0;
+    char end = 0;
+    if (std::sscanf(text.c_str(), "%ux%u%c", &width, &height, &end) != 2 || width == 0 || height == 0)
+        return false;
+    size = {width, height};
+    return true;
+}
+
+} // namespace framecl::bench

@@ -1,0 +1,58 @@
+#include "bench_report.hpp"
+
+#include <fmt/format.h>
+
+namespace framecl::bench {
+
+std::string markdown(const Report& report)
+{
+    std::string text = fmt::format("Device: {}. Copy bandwidth (clEnqueueCopyBuffer of {} MB, bytes read and "
+                                   "written): {:.1f} GB/s. Median of {} runs after warm-up, GPU time from "
+                                   "profiling events.\n\nCommand: `{}`\n",
+                                   report.device, report.copy_bytes / 1000000, report.copy_gbs, report.runs,
+                                   report.command);
+    std::string filter;
+    for (const Measurement& m : report.measurements) {
+        if (m.filter != filter) {
+            filter = m.filter;
+            text += fmt::format("\n### {}\n\n| input | variant | median ms | min ms | GB/s | of copy | vs baseline |\n"
+                                "| --- | --- | ---: | ---: | ---: | ---: | ---: |\n",
+                                filter);
+        }
+        if (!m.error.empty()) {
+            text += fmt::format("| {} | {} | – | – | – | – | did not run: {} |\n", m.input, m.variant, m.error);
+            continue;
+        }
+        const double gbs = m.gigabytesPerSecond();
+        text += fmt::format("| {} | {} | {:.3f} | {:.3f} | {:.1f} | {:.0f}% | {} |\n", m.input, m.variant,
+                            double(m.median_ns) / 1e6, double(m.min_ns) / 1e6, gbs,
+                            report.copy_gbs > 0 ? 100 * gbs / report.copy_gbs : 0,
+                            m.speedup > 0 ? fmt::format("{:.2f}x", m.speedup) : "–");
+    }
+    return text;
+}
+
+nlohmann::json json(const Report& report)
+{
+    nlohmann::json measurements = nlohmann::json::array();
+    for (const Measurement& m : report.measurements) {
+        nlohmann::json entry = {{"filter", m.filter}, {"input", m.input}, {"variant", m.variant}};
+        if (!m.error.empty()) {
+            entry["error"] = m.error;
+        } else {
+            entry.update({{"median_ns", m.median_ns},
+                          {"min_ns", m.min_ns},
+                          {"max_ns", m.max_ns},
+                          {"frame_bytes", m.frame_bytes},
+                          {"gbs", m.gigabytesPerSecond()},
+                          {"copy_fraction", report.copy_gbs > 0 ? m.gigabytesPerSecond() / report.copy_gbs : 0}});
+            if (m.speedup > 0)
+                entry["speedup"] = m.speedup;
+        }
+        measurements.push_back(entry);
+    }
+    return {{"device", report.device},   {"command", report.command},       {"runs", report.runs},
+            {"copy_gbs", report.copy_gbs}, {"copy_bytes", report.copy_bytes}, {"measurements", measurements}};
+}
+
+} // namespace framecl::bench

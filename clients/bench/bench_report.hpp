@@ -1,0 +1,39 @@
+#pragma once
+// framecl-bench's results and their two forms: markdown tables for
+// docs/benchmarks.md and JSON for machines.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace framecl::bench {
+
+struct Measurement {
+    std::string filter;  // the case's name
+    std::string input;   // "R8 1920x1080"
+    std::string variant; // the plugin's name for it; "tuned: ..." for the tuner's choice
+    uint64_t median_ns = 0;
+    uint64_t min_ns = 0;
+    uint64_t max_ns = 0;
+    uint64_t frame_bytes = 0; // input plus output, tightly packed
+    double speedup = 0;       // baseline's median over this one's; 0 without a baseline
+    std::string error;        // why it did not run; the numbers are then 0
+
+    double gigabytesPerSecond() const { return median_ns ? double(frame_bytes) / double(median_ns) : 0; }
+};
+
+struct Report {
+    std::string device;       // name, driver, OpenCL version
+    std::string command;      // how the bench was run
+    int runs = 0;             // timed runs per measurement, after the warm-up
+    double copy_gbs = 0;      // the device's copy bandwidth: bytes read and written per ns
+    uint64_t copy_bytes = 0;  // the buffer it was measured with
+    std::vector<Measurement> measurements;
+};
+
+std::string markdown(const Report& report);
+nlohmann::json json(const Report& report);
+
+} // namespace framecl::bench

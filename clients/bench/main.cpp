@@ -1,0 +1,300 @@
+// framecl-bench: how fast each filter runs on this machine's OpenCL device. For each
+// filter, variant and frame size it times the stage alone (GPU time from profiling
+// events, median of --runs after a warm-up), gives its effective bandwidth (the frame's
+// bytes read and written over that time) against the device's measured copy bandwidth,
+// and its speedup over the plugin's first variant, the baseline. With --tune it adds
+// the tuner's choice (variant and work-group size). Markdown on stdout or --markdown,
+// JSON with --json. No daemon and no IPC: it links the GPU, memory and pipeline
+// components only, so it runs wherever an OpenCL driver does.
+#include <cstdio>
+#include <fstream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include "base/log.hpp"
+#include "bench_cases.hpp"
+#include "bench_report.hpp"
+#include "config/default_paths.hpp"
+#include "config/loader.hpp"
+#include "gpu/cl_error.hpp"
+#include "gpu/context.hpp"
+#include "gpu/program_cache.hpp"
+#include "pipeline/catalog.hpp"
+#include "pipeline/stage_timing.hpp"
+#include "pipeline/tuner.hpp"
+
+namespace {
+
+using namespace framecl;
+using namespace framecl::bench;
+
+struct Options {
+    std::string device = "auto";
+    std::vector<std::string> plugin_dirs;
+    std::vector<std::string> kernel_dirs;
+    std::string cache_dir;
+    std::vector<std::string> sizes = {"512x512", "1920x1080", "3264x2448", "7680x4320"};
+    std::vector<std::string> filters; // empty: all
+    int runs = 20;
+    int warmup = 3;
+    bool tune = false;
+    double tuning_budget_s = 10;
+    bool extra_sizes = true;
+    std::string markdown_file;
+    std::string json_file;
+};
+
+std::string tomlList(const std::vector<std::string>& items)
+{
+    std::vector<std::string> quoted;
+    for (const auto& item : items)
+        quoted.push_back(fmt::format("\"{}\"", item));
+    return fmt::format("[{}]", fmt::join(quoted, ", "));
+}
+
+std::string pipelineName(size_t bench_case, const FrameSize& size)
+{
+    return fmt::format("bench-{}-{}x{}", bench_case, size.width, size.height);
+}
+
+bool selected(const Options& options, const BenchCase& bench_case)
+{
+    return options.filters.empty() ||
+           std::find(options.filters.begin(), options.filters.end(), bench_case.plugin) != options.filters.end();
+}
+
+std::vector<FrameSize> sizesOf(const Options& options, const std::vector<FrameSize>& sizes, const BenchCase& bench_case)
+{
+    std::vector<FrameSize> all = sizes;
+    if (options.extra_sizes)
+        all.insert(all.end(), bench_case.extra_sizes.begin(), bench_case.extra_sizes.end());
+    return all;
+}
+
+// A config holding one [[pipeline]] per selected case and size, each one stage.
+std::string configText(const Options& options, const std::vector<FrameSize>& sizes)
+{
+    std::string text = fmt::format("[daemon]\nplugin_dirs = {}\nkernel_dirs = {}\npipeline_dirs = []\n"
+                                   "cache_dir = \"{}\"\n[gpu]\ndevice = \"{}\"\ntuning = \"off\"\n",
+                                   tomlList(options.plugin_dirs), tomlList(options.kernel_dirs), options.cache_dir,
+                                   options.device);
+    const auto& cases = benchCases();
+    for (size_t c = 0; c < cases.size(); ++c) {
+        if (!selected(options, cases[c]) || cases[c].plugin == "copy")
+            continue;
+        for (const FrameSize& size : sizesOf(options, sizes, cases[c])) {
+            const std::string parameters = cases[c].parameters(size);
+            text += fmt::format("[[pipeline]]\nname = \"{}\"\nstages = [ {{ plugin = \"{}\"{}{} }} ]\n",
+                                pipelineName(c, size), cases[c].plugin, parameters.empty() ? "" : ", ", parameters);
+        }
+    }
+    return text;
+}
+
+// The device's copy bandwidth: clEnqueueCopyBuffer of `bytes`, read and written, in
+// bytes per nanosecond (GB/s), the median of the runs.
+Result<double> copyBandwidth(const gpu::GpuContext& gpu, uint64_t bytes, int warmup, int runs)
+{
+    cl_int err = CL_SUCCESS;
+    cl::Buffer from(gpu.context(), CL_MEM_READ_WRITE, bytes, nullptr, &err);
+    cl::Buffer to(gpu.context(), CL_MEM_READ_WRITE, bytes, nullptr, &err);
+    if (err != CL_SUCCESS)
+        return fail(gpu::clFailure("clCreateBuffer", err, fmt::format("{} bytes to copy", bytes)));
+    const uint8_t zero = 0;
+    gpu.queue().enqueueFillBuffer(from, zero, 0, bytes);
+    std::vector<uint64_t> times;
+    for (int i = 0; i < warmup + runs; ++i) {
+        cl::Event event;
+        if ((err = gpu.queue().enqueueCopyBuffer(from, to, 0, 0, bytes, nullptr, &event)) != CL_SUCCESS ||
+            (err = event.wait()) != CL_SUCCESS)
+            return fail(gpu::clFailure("clEnqueueCopyBuffer", err, "the copy-bandwidth run"));
+        cl_ulong start = 0, end = 0;
+        event.getProfilingInfo(CL_PROFILING_COMMAND_START, &start);
+        event.getProfilingInfo(CL_PROFILING_COMMAND_END, &end);
+        if (i >= warmup)
+            times.push_back(end - start);
+    }
+    const uint64_t ns = pipeline::median(times);
+    return ns ? 2.0 * double(bytes) / double(ns) : 0.0;
+}
+
+std::string choiceText(const pipeline::StageChoice& choice)
+{
+    const std::string variant = choice.variant.empty() ? "" : choice.variant + ", ";
+    if (choice.local[0] == 0)
+        return variant + "driver's work group";
+    if (choice.local[1] == 0)
+        return fmt::format("{}work group {}", variant, choice.local[0]);
+    return fmt::format("{}work group {}x{}", variant, choice.local[0], choice.local[1]);
+}
+
+Measurement measure(pipeline::StageTimer& timer, const std::string& filter, const std::string& variant,
+                    const pipeline::StageChoice& choice, const Options& options)
+{
+    Measurement m{filter, pipeline::describe(timer.input()), variant, 0, 0, 0, 0, 0, {}};
+    auto times = timer.time(choice, options.warmup, options.runs);
+    if (!times) {
+        m.error = times.error().message;
+        return m;
+    }
+    m.median_ns = pipeline::median(*times);
+    m.min_ns = *std::min_element(times->begin(), times->end());
+    m.max_ns = *std::max_element(times->begin(), times->end());
+    m.frame_bytes = timer.frameBytes();
+    return m;
+}
+
+// Every variant of `definition`'s stage on frames of `input`, the first the baseline;
+// with --tune, then the tuner's choice.
+void benchStage(const gpu::GpuContext& gpu, const pipeline::PipelineDefinition& definition,
+                const pipeline::FrameShape& input, const std::string& filter, const Options& options, Report& report)
+{
+    auto timer = pipeline::StageTimer::open(gpu, pipeline::singleStage(definition, 0), input);
+    if (!timer) {
+        report.measurements.push_back({filter, pipeline::describe(input), "-", 0, 0, 0, 0, 0, timer.error().message});
+        return;
+    }
+    const pipeline::StageDefinition& stage = definition.stages[0];
+    std::vector<std::string> variants{""};
+    if (const auto index = pipeline::variantParam(stage.plugin->params())) {
+        const auto& allowed = stage.plugin->params()[*index].allowed;
+        variants.assign(allowed.begin() + 1, allowed.end());
+    }
+    uint64_t baseline_ns = 0;
+    for (const std::string& variant : variants) {
+        Measurement m = measure(*timer, filter, variant.empty() ? "(one)" : variant, {variant, {0, 0}}, options);
+        if (baseline_ns == 0 && m.error.empty())
+            baseline_ns = m.median_ns;
+        if (m.median_ns && variants.size() > 1)
+            m.speedup = double(baseline_ns) / double(m.median_ns);
+        fmt::print(stderr, "{} {} {}: {}\n", filter, m.input, m.variant,
+                   m.error.empty() ? fmt::format("{:.3f} ms", double(m.median_ns) / 1e6) : m.error);
+        report.measurements.push_back(std::move(m));
+    }
+    if (!options.tune)
+        return;
+    // A tuner of its own, with an empty cache in the bench's cache directory: it times
+    // every candidate now, as framecld does on a device's first session.
+    const std::filesystem::path tuning_dir = std::filesystem::path(options.cache_dir) / "bench-tuning";
+    std::filesystem::remove_all(tuning_dir);
+    pipeline::Tuner tuner(gpu, tuning_dir,
+                          std::chrono::milliseconds(int64_t(options.tuning_budget_s * 1000)));
+    const auto choices = tuner.choose(definition, input);
+    Measurement m = measure(*timer, filter, "tuned: " + choiceText(choices[0]), choices[0], options);
+    if (m.median_ns && baseline_ns)
+        m.speedup = double(baseline_ns) / double(m.median_ns);
+    fmt::print(stderr, "{} {} {}: {}\n", filter, m.input, m.variant,
+               m.error.empty() ? fmt::format("{:.3f} ms", double(m.median_ns) / 1e6) : m.error);
+    report.measurements.push_back(std::move(m));
+}
+
+int run(const Options& options, const std::string& command)
+{
+    std::vector<FrameSize> sizes;
+    for (const auto& text : options.sizes) {
+        FrameSize size{};
+        if (!parseSize(text, size)) {
+            fmt::print(stderr, "framecl-bench: --sizes: '{}' is not WIDTHxHEIGHT\n", text);
+            return 2;
+        }
+        sizes.push_back(size);
+    }
+    const auto path_defaults = config::defaultPaths();
+    auto config = config::parseConfig(configText(options, sizes), "framecl-bench", path_defaults);
+    if (!config) {
+        fmt::print(stderr, "framecl-bench: {}\n", config.error().joined());
+        return 2;
+    }
+    auto gpu = gpu::openGpu(config->gpu);
+    if (!gpu) {
+        fmt::print(stderr, "framecl-bench: {}\n", gpu.error().message);
+        return 1;
+    }
+    gpu::ProgramCache programs(config->daemon.cache_dir);
+    const auto set = pipeline::loadPipelineSet(*config, gpu->get(), &programs);
+    for (const auto& problem : set.problems)
+        fmt::print(stderr, "framecl-bench: {}\n", problem);
+
+    const auto& caps = (*gpu)->capabilities();
+    Report report;
+    report.device = fmt::format("{} ({}, driver {}, {} compute units)", caps.name, caps.opencl_version,
+                                caps.driver_version, caps.max_compute_units);
+    report.command = command;
+    report.runs = options.runs;
+    FrameSize largest = sizes.front();
+    for (const FrameSize& size : sizes)
+        if (uint64_t(size.width) * size.height > uint64_t(largest.width) * largest.height)
+            largest = size;
+    report.copy_bytes = uint64_t(largest.width) * largest.height * 4;
+    auto bandwidth = copyBandwidth(**gpu, report.copy_bytes, options.warmup, options.runs);
+    if (!bandwidth) {
+        fmt::print(stderr, "framecl-bench: {}\n", bandwidth.error().message);
+        return 1;
+    }
+    report.copy_gbs = *bandwidth;
+    fmt::print(stderr, "{}: copy {:.1f} GB/s\n", report.device, report.copy_gbs);
+
+    const auto& cases = benchCases();
+    for (size_t c = 0; c < cases.size(); ++c) {
+        if (!selected(options, cases[c]))
+            continue;
+        for (const FrameSize& size : sizesOf(options, sizes, cases[c])) {
+            const pipeline::FrameShape input{cases[c].fourcc, size.width, size.height};
+            const std::string name = cases[c].plugin == "copy" ? "copy" : pipelineName(c, size);
+            const auto definition = set.catalog.find(name);
+            if (!definition) {
+                report.measurements.push_back({cases[c].name, pipeline::describe(input), "-", 0, 0, 0, 0, 0,
+                                               fmt::format("plugin '{}' not loaded", cases[c].plugin)});
+                continue;
+            }
+            benchStage(**gpu, *definition, input, cases[c].name, options, report);
+        }
+    }
+
+    const std::string text = markdown(report);
+    if (options.markdown_file.empty()) {
+        fmt::print("{}", text);
+    } else {
+        std::ofstream(options.markdown_file) << text;
+    }
+    if (!options.json_file.empty())
+        std::ofstream(options.json_file) << json(report).dump(2) << "\n";
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    CLI::App app{"framecl-bench: GPU time of each filter, variant and frame size on an OpenCL device"};
+    Options options;
+    const auto defaults = config::defaultPaths();
+    for (const auto& dir : defaults.plugin_dirs)
+        options.plugin_dirs.push_back(dir.string());
+    for (const auto& dir : defaults.kernel_dirs)
+        options.kernel_dirs.push_back(dir.string());
+    options.cache_dir = (std::filesystem::temp_directory_path() / "framecl-bench-cache").string();
+    app.add_option("--device", options.device, "OpenCL device: auto, or part of its name")->capture_default_str();
+    app.add_option("--plugin-dir", options.plugin_dirs, "Plugin directories")->capture_default_str();
+    app.add_option("--kernel-dir", options.kernel_dirs, "Kernel source directories")->capture_default_str();
+    app.add_option("--cache-dir", options.cache_dir, "Program cache")->capture_default_str();
+    app.add_option("--sizes", options.sizes, "Frame sizes, WIDTHxHEIGHT")->delimiter(',')->capture_default_str();
+    app.add_option("--filters", options.filters, "Plugins to run (default: all)")->delimiter(',');
+    app.add_option("--runs", options.runs, "Timed runs per measurement")->check(CLI::Range(1, 100000))
+        ->capture_default_str();
+    app.add_option("--warmup", options.warmup, "Untimed runs first")->check(CLI::Range(0, 1000))
+        ->capture_default_str();
+    app.add_flag("--tune", options.tune, "Also time the tuner's choice of variant and work-group size");
+    app.add_option("--tuning-budget", options.tuning_budget_s, "Seconds the tuner may spend per stage")
+        ->capture_default_str();
+    app.add_flag("!--no-extra-sizes", options.extra_sizes, "Skip sizes a filter's target adds (mean shift 2560x2560)");
+    app.add_option("--markdown", options.markdown_file, "Write the tables here instead of stdout");
+    app.add_option("--json", options.json_file, "Also write JSON here");
+    CLI11_PARSE(app, argc, argv);
+    log::setup(log::Sink::Stderr, spdlog::level::warn);
+
+    std::vector<std::string> words(argv, argv + argc);
+    words[0] = "framecl-bench";
+    return run(options, fmt::format("{}", fmt::join(words, " ")));
+}

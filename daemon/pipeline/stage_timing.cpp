@@ -1,0 +1,108 @@
+#include "pipeline/stage_timing.hpp"
+
+#include <algorithm>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "gpu/cl_error.hpp"
+
+namespace framecl::pipeline {
+namespace {
+
+// A device buffer of `bytes` random bytes (fixed seed: every run sees the same frame),
+// or of undefined content for an output.
+Result<cl::Buffer> frameBuffer(const gpu::GpuContext& gpu, uint64_t bytes, bool random)
+{
+    std::vector<uint8_t> content;
+    if (random) {
+        content.resize(bytes);
+        std::mt19937 generator(20261123);
+        for (auto& byte : content)
+            byte = uint8_t(generator());
+    }
+    cl_int err = CL_SUCCESS;
+    cl::Buffer buffer(gpu.context(), CL_MEM_READ_WRITE | (random ? CL_MEM_COPY_HOST_PTR : 0), bytes,
+                      random ? content.data() : nullptr, &err);
+    if (err != CL_SUCCESS)
+        return fail(gpu::clFailure("clCreateBuffer", err, fmt::format("a timing frame of {} bytes", bytes)));
+    return buffer;
+}
+
+} // namespace
+
+std::shared_ptr<const PipelineDefinition> singleStage(const PipelineDefinition& pipeline, size_t stage)
+{
+    const StageDefinition& original = pipeline.stages[stage];
+    auto single = std::make_shared<PipelineDefinition>();
+    single->name = fmt::format("{} stage {}", pipeline.name, stage + 1);
+    single->stages.push_back({original.plugin, original.params.copy(), original.label, original.where});
+    single->registry = pipeline.registry;
+    single->programs = pipeline.programs;
+    single->where = pipeline.where;
+    return single;
+}
+
+Result<StageTimer> StageTimer::open(const gpu::GpuContext& gpu, std::shared_ptr<const PipelineDefinition> stage,
+                                    const FrameShape& input)
+{
+    StageTimer timer;
+    timer.gpu_ = &gpu;
+    timer.stage_ = std::move(stage);
+    timer.input_ = input;
+    timer.input_bytes_ = framecl_packed_layout(input.fourcc, input.width, input.height, &timer.input_layout_);
+    if (timer.input_bytes_ == 0)
+        return fail(fmt::format("{} is not a frame framecld can hold", describe(input)));
+    auto buffer = frameBuffer(gpu, timer.input_bytes_, true);
+    if (!buffer)
+        return tl::unexpected(buffer.error());
+    timer.input_buffer_ = std::move(*buffer);
+    return timer;
+}
+
+Result<std::vector<uint64_t>> StageTimer::time(const StageChoice& choice, int warmup, int runs)
+{
+    SessionOptions options;
+    options.recording = gpu::RecordingMode::Off;
+    options.stage_choices = {choice};
+    auto session = Session::open(*gpu_, stage_, input_, options);
+    if (!session)
+        return tl::unexpected(session.error());
+    const FrameShape& output = (*session)->output();
+    if (!output_buffer_()) {
+        output_bytes_ = framecl_packed_layout(output.fourcc, output.width, output.height, &output_layout_);
+        auto buffer = frameBuffer(*gpu_, output_bytes_, false);
+        if (!buffer)
+            return tl::unexpected(buffer.error());
+        output_buffer_ = std::move(*buffer);
+    }
+    if (auto fits = (*session)->checkOutput(output_layout_); !fits)
+        return tl::unexpected(fits.error());
+
+    std::vector<uint64_t> times;
+    for (int i = 0; i < warmup + runs; ++i) {
+        auto frame = (*session)->enqueue({input_buffer_(), &input_layout_}, {output_buffer_(), &output_layout_});
+        if (!frame)
+            return tl::unexpected(frame.error());
+        if (cl_int err = gpu_->queue().finish(); err != CL_SUCCESS)
+            return fail(gpu::clFailure("clFinish", err, "a timed frame"));
+        if (i < warmup)
+            continue;
+        uint64_t total = 0;
+        for (const auto& stage : (*session)->stageTimes(*frame))
+            total += stage.second;
+        times.push_back(total);
+    }
+    return times;
+}
+
+uint64_t median(std::vector<uint64_t> values)
+{
+    if (values.empty())
+        return 0;
+    const auto middle = values.begin() + long(values.size() - 1) / 2;
+    std::nth_element(values.begin(), middle, values.end());
+    return *middle;
+}
+
+} // namespace framecl::pipeline

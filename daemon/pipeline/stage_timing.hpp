@@ -1,0 +1,54 @@
+#pragma once
+// The GPU time of one pipeline stage alone, as the tuner and framecl-bench measure it:
+// one-stage sessions on device buffers of random content, each frame's time from the
+// profiling events of its dispatches (recording off, so that every dispatch has one).
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "base/result.hpp"
+#include "gpu/context.hpp"
+#include "pipeline/pipeline_definition.hpp"
+#include "pipeline/session.hpp"
+
+namespace framecl::pipeline {
+
+// Stage `stage` of `pipeline` as a pipeline of its own, sharing the plugins and
+// programs (the stage's parameters copied).
+std::shared_ptr<const PipelineDefinition> singleStage(const PipelineDefinition& pipeline, size_t stage);
+
+// A one-stage pipeline and the frames it runs on, made once so that every candidate
+// (variant, work-group size) is timed on the same bytes.
+class StageTimer {
+public:
+    static Result<StageTimer> open(const gpu::GpuContext& gpu, std::shared_ptr<const PipelineDefinition> stage,
+                                   const FrameShape& input);
+
+    // Opens a session with `choice`, runs `warmup` frames, then `runs` frames one at a
+    // time, each waited for; returns the GPU time of each of the `runs` in nanoseconds.
+    Result<std::vector<uint64_t>> time(const StageChoice& choice, int warmup, int runs);
+
+    const FrameShape& input() const { return input_; }
+    // Bytes of the input and output frames, tightly packed: what one frame reads and
+    // writes at the least (known once a time() succeeded).
+    uint64_t frameBytes() const { return input_bytes_ + output_bytes_; }
+
+private:
+    StageTimer() = default;
+
+    const gpu::GpuContext* gpu_ = nullptr;
+    std::shared_ptr<const PipelineDefinition> stage_;
+    FrameShape input_{};
+    framecl_frame_layout input_layout_{};
+    framecl_frame_layout output_layout_{};
+    uint64_t input_bytes_ = 0;
+    uint64_t output_bytes_ = 0;
+    cl::Buffer input_buffer_;
+    cl::Buffer output_buffer_; // made for the output size of the first session
+};
+
+// The median of `values` (the lower middle one for an even count); 0 when empty.
+uint64_t median(std::vector<uint64_t> values);
+
+} // namespace framecl::pipeline

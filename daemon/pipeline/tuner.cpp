@@ -1,0 +1,228 @@
+#include "pipeline/tuner.hpp"
+
+#include <array>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "base/log.hpp"
+#include "base/read_file.hpp"
+#include "base/write_file.hpp"
+#include "pipeline/stage_timing.hpp"
+
+namespace framecl::pipeline {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Version of tuning.json's layout; a file of another is ignored and rewritten.
+constexpr int file_format = 1;
+
+// Frames per candidate: one to warm up (a driver may compile for a new work-group
+// size at first launch, as PoCL does), then the median of three.
+constexpr int warmup_frames = 1;
+constexpr int timed_frames = 3;
+
+// The work-group shapes tried besides the driver's choice: the powers of two from 64
+// to 256 work items that Adreno's guide (§6.1.5) and other GPUs favour, wide rows
+// first because rows are contiguous in memory.
+constexpr std::array<std::array<size_t, 2>, 6> shapes_2d = {{{16, 4}, {16, 8}, {32, 4}, {32, 8}, {16, 16}, {64, 4}}};
+constexpr std::array<std::array<size_t, 2>, 3> shapes_1d = {{{64, 0}, {128, 0}, {256, 0}}};
+
+std::string valueText(const config::ParameterValue& value)
+{
+    return std::visit(
+        [](const auto& v) -> std::string {
+            using T = std::decay_t<decltype(v)>;
+            if constexpr (std::is_same_v<T, bool>)
+                return v ? "true" : "false";
+            else if constexpr (std::is_same_v<T, std::string>)
+                return v;
+            else if constexpr (std::is_same_v<T, std::vector<double>>)
+                return fmt::format("[{}]", fmt::join(v, ","));
+            else
+                return fmt::format("{}", v);
+        },
+        value);
+}
+
+std::string choiceText(const TunedStage& tuned)
+{
+    std::string text = tuned.choice.variant.empty() ? "" : "variant " + tuned.choice.variant + ", ";
+    if (tuned.choice.local[0] == 0)
+        text += "driver's work group";
+    else if (tuned.choice.local[1] == 0)
+        text += fmt::format("work group {}", tuned.choice.local[0]);
+    else
+        text += fmt::format("work group {}x{}", tuned.choice.local[0], tuned.choice.local[1]);
+    return text + fmt::format(", {:.3f} ms", double(tuned.gpu_ns) / 1e6);
+}
+
+} // namespace
+
+std::string parameterText(const StageDefinition& stage)
+{
+    std::vector<std::string> parts;
+    const auto& schema = stage.plugin->params();
+    for (size_t i = 0; i < schema.size(); ++i)
+        parts.push_back(schema[i].name + "=" + valueText(stage.params.source(i)));
+    return fmt::format("{}", fmt::join(parts, " "));
+}
+
+Tuner::Tuner(const gpu::GpuContext& gpu, std::filesystem::path cache_dir, std::chrono::milliseconds budget)
+    : gpu_(&gpu), file_(std::move(cache_dir) / "tuning.json"), budget_(budget)
+{
+    auto text = readFile(file_);
+    if (!text) {
+        if (text.error() != std::errc::no_such_file_or_directory)
+            log::get("tuner")->warn("cannot read {}: {}; tuning anew", file_.string(), text.error().message());
+        return;
+    }
+    const auto json = nlohmann::json::parse(*text, nullptr, false);
+    try {
+        if (json.is_discarded() || json.value("format", 0) != file_format)
+            throw std::runtime_error("not a tuning file of format " + std::to_string(file_format));
+        for (const auto& [key, entry] : json.at("choices").items()) {
+            TunedStage tuned;
+            tuned.choice.variant = entry.at("variant").get<std::string>();
+            tuned.choice.local = entry.at("local").get<std::array<size_t, 2>>();
+            tuned.gpu_ns = entry.at("gpu_ns").get<uint64_t>();
+            choices_[key] = tuned;
+        }
+    } catch (const std::exception& e) {
+        choices_.clear();
+        log::get("tuner")->warn("ignoring {}: {}; tuning anew", file_.string(), e.what());
+    }
+}
+
+std::string Tuner::stageKey(const StageDefinition& stage) const
+{
+    const auto& caps = gpu_->capabilities();
+    return fmt::format("{}|{}|{}@{}|{}", caps.name, caps.driver_version, stage.plugin->name(),
+                       stage.plugin->version(), parameterText(stage));
+}
+
+std::vector<StageChoice> Tuner::candidates(const StageDefinition& stage, const FrameShape& input,
+                                           size_t max_work_group_size)
+{
+    std::vector<std::string> variants{""};
+    const auto variant = variantParam(stage.plugin->params());
+    if (variant && std::string(stage.params[*variant].string_value) == "auto") {
+        const auto& allowed = stage.plugin->params()[*variant].allowed;
+        variants.assign(allowed.begin() + 1, allowed.end());
+    }
+    std::vector<StageChoice> found;
+    for (const auto& name : variants)
+        found.push_back({name, {0, 0}});
+    for (const auto& name : variants) {
+        const ResolvedParams params = name.empty() ? stage.params.copy() : stage.params.with(*variant, name);
+        auto plan = stage.plugin->plan(input, params);
+        if (!plan)
+            continue;
+        uint32_t dims = 0; // of the dispatches that leave their work-group size to the daemon
+        for (uint32_t d = 0; d < plan->dispatch_count; ++d)
+            if (plan->dispatches[d].local_hint[0] == 0)
+                dims = std::max(dims, plan->dispatches[d].dims);
+        const auto add = [&](const std::array<size_t, 2>& shape) {
+            if (shape[0] * std::max<size_t>(shape[1], 1) <= max_work_group_size)
+                found.push_back({name, shape});
+        };
+        if (dims == 2)
+            std::for_each(shapes_2d.begin(), shapes_2d.end(), add);
+        else if (dims == 1)
+            std::for_each(shapes_1d.begin(), shapes_1d.end(), add);
+    }
+    return found;
+}
+
+TunedStage Tuner::tune(const PipelineDefinition& pipeline, size_t stage, const FrameShape& input)
+{
+    const StageDefinition& definition = pipeline.stages[stage];
+    const std::string what = fmt::format("stage {} ({}) on {}", stage + 1, definition.label, pipeline::describe(input));
+    const auto logger = log::get("tuner");
+    const auto started = Clock::now();
+    TunedStage best;
+    auto timer = StageTimer::open(*gpu_, singleStage(pipeline, stage), input);
+    if (!timer) {
+        logger->warn("cannot tune {}: {}", what, timer.error().message);
+        return best;
+    }
+    const auto tried = candidates(definition, input, gpu_->capabilities().max_work_group_size);
+    size_t timed = 0;
+    for (const StageChoice& candidate : tried) {
+        if (timed > 0 && Clock::now() - started > budget_)
+            break;
+        ++timed;
+        auto times = timer->time(candidate, warmup_frames, timed_frames);
+        if (!times) { // a work-group size this kernel cannot take, for one
+            logger->debug("{}: candidate {} failed: {}", what, choiceText({candidate, 0}), times.error().message);
+            continue;
+        }
+        const uint64_t ns = median(*times);
+        if (best.gpu_ns == 0 || ns < best.gpu_ns)
+            best = {candidate, ns};
+    }
+    const auto spent = std::chrono::duration<double>(Clock::now() - started).count();
+    if (best.gpu_ns == 0)
+        logger->warn("cannot tune {}: no candidate ran", what);
+    else
+        logger->info("tuned {}: {} ({} of {} candidates in {:.1f} s{})", what, choiceText(best), timed,
+                     tried.size(), spent, timed < tried.size() ? ", the rest over the time budget" : "");
+    return best;
+}
+
+std::vector<StageChoice> Tuner::choose(const PipelineDefinition& pipeline, const FrameShape& input)
+{
+    std::vector<StageChoice> chosen(pipeline.stages.size());
+    FrameShape shape = input;
+    bool stored = false;
+    for (size_t k = 0; k < pipeline.stages.size(); ++k) {
+        const StageDefinition& stage = pipeline.stages[k];
+        if (candidates(stage, shape, gpu_->capabilities().max_work_group_size).size() > 1) {
+            const std::string key = stageKey(stage) + "|" + pipeline::describe(shape);
+            auto found = choices_.find(key);
+            if (found == choices_.end()) {
+                TunedStage tuned = tune(pipeline, k, shape);
+                if (tuned.gpu_ns > 0) {
+                    found = choices_.emplace(key, tuned).first;
+                    stored = true;
+                }
+            }
+            if (found != choices_.end())
+                chosen[k] = found->second.choice;
+        }
+        auto next = stage.plugin->negotiate(shape, stage.params);
+        if (!next)
+            break; // Session::open reports it
+        shape = *next;
+    }
+    if (stored)
+        save();
+    return chosen;
+}
+
+std::vector<std::string> Tuner::describe(const PipelineDefinition& pipeline) const
+{
+    std::vector<std::string> lines;
+    for (size_t k = 0; k < pipeline.stages.size(); ++k) {
+        const std::string prefix = stageKey(pipeline.stages[k]) + "|";
+        for (auto it = choices_.lower_bound(prefix); it != choices_.end() && it->first.starts_with(prefix); ++it)
+            lines.push_back(fmt::format("stage {} ({}) on {}: {}", k + 1, pipeline.stages[k].plugin->name(),
+                                        it->first.substr(prefix.size()), choiceText(it->second)));
+    }
+    return lines;
+}
+
+void Tuner::save() const
+{
+    nlohmann::json choices = nlohmann::json::object();
+    for (const auto& [key, tuned] : choices_)
+        choices[key] = {{"variant", tuned.choice.variant}, {"local", tuned.choice.local}, {"gpu_ns", tuned.gpu_ns}};
+    const nlohmann::json file = {{"format", file_format}, {"choices", choices}};
+    std::error_code ec;
+    std::filesystem::create_directories(file_.parent_path(), ec);
+    if (auto written = writeFileAtomically(file_, file.dump(2) + "\n"); !written)
+        log::get("tuner")->warn("tuning choices not kept: {}", written.error().message);
+}
+
+} // namespace framecl::pipeline

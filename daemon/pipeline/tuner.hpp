@@ -1,0 +1,67 @@
+#pragma once
+// The per-device choice of each stage's variant and work-group size. Which is fastest
+// depends on the kernel, the frame size and the GPU (guide §6.1.5: "the optimal
+// work-group size ... is found by trying"), so the tuner tries: on the first session
+// of a stage, frame size and device, it times every variant the stage leaves to
+// `auto`, each with the driver's work-group size and a few fixed shapes, and keeps
+// the fastest. Choices are kept in `<cache_dir>/tuning.json`, keyed by device, driver,
+// plugin version, the stage's parameters and the frame size, so later sessions and
+// later starts of framecld reuse them. With gpu.tuning = off there is no tuner and
+// stages run as configured, with the plugins' defaults.
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "gpu/context.hpp"
+#include "pipeline/pipeline_definition.hpp"
+#include "pipeline/session.hpp"
+
+namespace framecl::pipeline {
+
+struct TunedStage {
+    StageChoice choice;
+    uint64_t gpu_ns = 0; // median GPU time of one frame of the stage with `choice`
+};
+
+class Tuner {
+public:
+    // Reads `<cache_dir>/tuning.json`; one that is missing or unreadable starts empty
+    // (logged). `budget` bounds the timing of one stage: candidates not reached by
+    // then are skipped (logged), so a slow device is not held for long.
+    Tuner(const gpu::GpuContext& gpu, std::filesystem::path cache_dir,
+          std::chrono::milliseconds budget = std::chrono::milliseconds(2000));
+
+    // One choice per stage of `pipeline` on frames of `input`: cached, or timed now and
+    // stored. A stage with nothing to tune, or whose timing failed, gets the empty
+    // choice (as configured).
+    std::vector<StageChoice> choose(const PipelineDefinition& pipeline, const FrameShape& input);
+
+    // What is chosen for `pipeline` on this device, one line per stage and frame size,
+    // for `framecl pipelines`: "stage 2 (epsilon) on R8 1920x1080: variant branchless,
+    // work group 16x16, 0.412 ms".
+    std::vector<std::string> describe(const PipelineDefinition& pipeline) const;
+
+    // The candidates for a stage: its variants (or the configured one), each with the
+    // driver's work-group size, then each with the fixed shapes its dispatches allow.
+    static std::vector<StageChoice> candidates(const StageDefinition& stage, const FrameShape& input,
+                                               size_t max_work_group_size);
+
+private:
+    std::string stageKey(const StageDefinition& stage) const;
+    TunedStage tune(const PipelineDefinition& pipeline, size_t stage, const FrameShape& input);
+    void save() const;
+
+    const gpu::GpuContext* gpu_;
+    std::filesystem::path file_;
+    std::chrono::milliseconds budget_;
+    std::map<std::string, TunedStage> choices_; // by stageKey + "|" + frame
+};
+
+// "radius=4 threshold=20 border=replicate variant=auto": every parameter of a stage in
+// schema order, as the tuning cache keys it.
+std::string parameterText(const StageDefinition& stage);
+
+} // namespace framecl::pipeline
