@@ -1,0 +1,192 @@
+// The tuner on the test device (PoCL in CI): which candidates it tries, that every one
+// of them computes the same bytes (so whichever wins, frames are right), that choices
+// are kept in tuning.json and read back by the next tuner, and that a broken file is
+// replaced. Also the session's side: stage choices and the frame-size limit.
+#include <fstream>
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include "base/read_file.hpp"
+#include "filter_test_support.hpp"
+#include "pipeline/tuner.hpp"
+#include "reference_sobel.hpp"
+
+using namespace framecl;
+using test::LaidOutBuffer;
+
+namespace {
+
+const std::string tuner_pipelines = R"(
+[[pipeline]]
+name = "sobel-auto"
+stages = [ { plugin = "sobel" } ]
+[[pipeline]]
+name = "sobel-row16"
+stages = [ { plugin = "sobel", variant = "row16" } ]
+[[pipeline]]
+name = "denoise-edges"
+stages = [ { plugin = "epsilon", radius = 1 }, { plugin = "sobel" } ]
+[[pipeline]]
+name = "luma"
+stages = [ { plugin = "color", op = "abgr_to_y" } ]
+[[pipeline]]
+name = "upscale"
+stages = [ { plugin = "bicubic", width = 4096, height = 4096 } ]
+)";
+
+test::FilterDevice& device()
+{
+    static test::FilterDevice opened(tuner_pipelines);
+    return opened;
+}
+
+const pipeline::PipelineDefinition& pipelineNamed(const std::string& name)
+{
+    auto definition = device().pipelines.catalog.find(name);
+    REQUIRE(definition);
+    return *definition;
+}
+
+const std::vector<std::string> sobel_variants = {"pixel", "row16", "block16x2"};
+
+nlohmann::json readJson(const std::filesystem::path& file)
+{
+    auto text = readFile(file);
+    REQUIRE(text);
+    return nlohmann::json::parse(*text);
+}
+
+} // namespace
+
+TEST_CASE("the candidates are each variant left to auto with the driver's work group, then with each shape")
+{
+    const auto& caps = device().gpu->capabilities();
+    const pipeline::FrameShape r8{DRM_FORMAT_R8, 64, 48};
+    const auto candidates = pipeline::Tuner::candidates(pipelineNamed("sobel-auto").stages[0], r8, caps.max_work_group_size);
+    REQUIRE(candidates.size() >= 3);
+    for (size_t i = 0; i < 3; ++i) {
+        CHECK(candidates[i].variant == sobel_variants[i]);
+        CHECK(candidates[i].local == std::array<size_t, 2>{0, 0});
+    }
+    for (size_t i = 3; i < candidates.size(); ++i) {
+        CAPTURE(i);
+        CHECK(std::find(sobel_variants.begin(), sobel_variants.end(), candidates[i].variant) != sobel_variants.end());
+        CHECK(candidates[i].local[0] * candidates[i].local[1] <= caps.max_work_group_size);
+        CHECK(candidates[i].local[0] * candidates[i].local[1] >= 64);
+    }
+
+    // A variant the config names is kept: only the work-group size is tried.
+    const auto fixed = pipeline::Tuner::candidates(pipelineNamed("sobel-row16").stages[0], r8, caps.max_work_group_size);
+    REQUIRE(fixed.size() > 1);
+    for (const auto& candidate : fixed)
+        CHECK(candidate.variant.empty());
+    // Only 64 work items allowed: the larger shapes are left out.
+    for (const auto& candidate : pipeline::Tuner::candidates(pipelineNamed("sobel-row16").stages[0], r8, 64))
+        CHECK(candidate.local[0] * std::max<size_t>(candidate.local[1], 1) <= 64);
+}
+
+TEST_CASE("every candidate the tuner may choose computes the reference's bytes")
+{
+    const uint32_t w = 35, h = 21;
+    LaidOutBuffer in(*device().gpu, test::paddedLayout({DRM_FORMAT_R8, w, h}, 7), 3);
+    const auto expected = test::sobelPlane(in.rowStart(0, 0), int(w), int(h), int(in.layout.planes[0].stride),
+                                           test::SobelOutput::MagnitudeL1, test::Border::Replicate, 0);
+    const auto& stage = pipelineNamed("sobel-auto").stages[0];
+    for (const auto& candidate :
+         pipeline::Tuner::candidates(stage, {DRM_FORMAT_R8, w, h}, device().gpu->capabilities().max_work_group_size)) {
+        CAPTURE(candidate.variant);
+        CAPTURE(candidate.local[0]);
+        CAPTURE(candidate.local[1]);
+        pipeline::SessionOptions options;
+        options.stage_choices = {candidate};
+        auto session = device().open("sobel-auto", {DRM_FORMAT_R8, w, h}, options);
+        LaidOutBuffer out(*device().gpu, test::paddedLayout({DRM_FORMAT_R8, w, h}, 5), 0);
+        device().run(*session, in, out);
+        const std::string differences = test::differingPixels(out.plane(0), expected, w, 1);
+        CHECK_MESSAGE(differences.empty(), differences);
+        CHECK(out.paddingWritten() == 0);
+    }
+}
+
+TEST_CASE("choices are timed once, kept in tuning.json and read back by the next tuner")
+{
+    test::TempDir cache;
+    const auto& pipeline = pipelineNamed("denoise-edges");
+    const pipeline::FrameShape r8{DRM_FORMAT_R8, 64, 48};
+    std::vector<pipeline::StageChoice> first;
+    {
+        pipeline::Tuner tuner(*device().gpu, cache.path());
+        first = tuner.choose(pipeline, r8);
+        REQUIRE(first.size() == 2);
+        const auto& epsilon_variants = pipeline.stages[0].plugin->params()[*pipeline::variantParam(
+                                                                               pipeline.stages[0].plugin->params())]
+                                           .allowed;
+        CHECK(std::find(epsilon_variants.begin() + 1, epsilon_variants.end(), first[0].variant) !=
+              epsilon_variants.end());
+        CHECK(std::find(sobel_variants.begin(), sobel_variants.end(), first[1].variant) != sobel_variants.end());
+        const auto lines = tuner.describe(pipeline);
+        REQUIRE(lines.size() == 2);
+        CHECK(lines[0].starts_with("stage 1 (epsilon) on R8 64x48: variant " + first[0].variant));
+        CHECK(lines[1].starts_with("stage 2 (sobel) on R8 64x48: variant " + first[1].variant));
+    }
+
+    // The file holds one entry per stage; a choice written there by hand (8x8 is no
+    // shape the tuner tries) comes back as it is: the next tuner reads, it does not time.
+    const auto file = cache.path() / "tuning.json";
+    nlohmann::json json = readJson(file);
+    CHECK(json["format"] == 1);
+    REQUIRE(json["choices"].size() == 2);
+    for (auto& [key, entry] : json["choices"].items()) {
+        CHECK(key.find(device().gpu->capabilities().name) == 0);
+        CHECK(key.ends_with("|R8 64x48"));
+        entry["local"] = {8, 8};
+    }
+    std::ofstream(file) << json.dump();
+    pipeline::Tuner reader(*device().gpu, cache.path());
+    const auto read = reader.choose(pipeline, r8);
+    REQUIRE(read.size() == 2);
+    for (size_t k = 0; k < 2; ++k) {
+        CHECK(read[k].variant == first[k].variant);
+        CHECK(read[k].local == std::array<size_t, 2>{8, 8});
+    }
+
+    // Another size is tuned anew and added beside them.
+    CHECK(reader.choose(pipeline, {DRM_FORMAT_R8, 32, 16}).size() == 2);
+    CHECK(readJson(file)["choices"].size() == 4);
+    CHECK(reader.describe(pipeline).size() == 4);
+}
+
+TEST_CASE("a broken tuning.json is ignored and replaced; a stage with one candidate is not tuned")
+{
+    test::TempDir cache;
+    std::ofstream(cache.path() / "tuning.json") << "{ not json";
+    pipeline::Tuner tuner(*device().gpu, cache.path());
+    const auto chosen = tuner.choose(pipelineNamed("sobel-auto"), {DRM_FORMAT_R8, 40, 30});
+    REQUIRE(chosen.size() == 1);
+    CHECK(!chosen[0].variant.empty());
+    CHECK(readJson(cache.path() / "tuning.json")["choices"].size() == 1);
+
+    // luma (color) has no variants, but its dispatch leaves the work group to the
+    // daemon: its shapes are tuned.
+    const auto luma = tuner.choose(pipelineNamed("luma"), {DRM_FORMAT_ABGR8888, 40, 30});
+    REQUIRE(luma.size() == 1);
+    CHECK(luma[0].variant.empty());
+}
+
+TEST_CASE("a session refuses a variant for a plugin without variants, and frames over the pixel limit")
+{
+    pipeline::SessionOptions options;
+    options.stage_choices = {{"fast", {0, 0}}};
+    auto refused = device().tryOpen("luma", {DRM_FORMAT_ABGR8888, 16, 16}, options);
+    REQUIRE(!refused);
+    CHECK(refused.error().message ==
+          "stage 1 (color op=abgr_to_y): variant 'fast' chosen, but the plugin has no variants");
+
+    pipeline::SessionOptions limited;
+    limited.max_frame_pixels = 1920 * 1080;
+    auto over = device().tryOpen("upscale", {DRM_FORMAT_R8, 64, 48}, limited);
+    REQUIRE(!over);
+    CHECK(over.error().message ==
+          "stage 1 (bicubic height=4096 width=4096): its output R8 4096x4096 is over limits.max_frame_pixels = 2073600");
+}
