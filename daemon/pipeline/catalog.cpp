@@ -88,14 +88,22 @@ Result<std::shared_ptr<const PipelineDefinition>> resolve(const config::Pipeline
     }
 
     std::optional<ChainFailure> furthest;
+    bool every_format_alike = true; // each refused at one stage with one message
     for (uint32_t fourcc : probe_formats) {
         auto failure = chain(*definition, {fourcc, probe_size, probe_size});
         if (!failure)
             return std::shared_ptr<const PipelineDefinition>(std::move(definition));
+        if (furthest && (failure->stage != furthest->stage || failure->message != furthest->message))
+            every_format_alike = false;
         if (!furthest || failure->stage > furthest->stage)
             furthest = failure;
     }
     const auto& stage = definition->stages[furthest->stage];
+    // A refusal that no input format changes is about the parameters (convolve's "kernel
+    // has 8 values, ..."), not about formats: say it as the plugin does.
+    if (every_format_alike)
+        return fail(fmt::format("{}: pipeline '{}', stage {} ({}): {}", location(stage.where), pipeline.name,
+                                furthest->stage + 1, stage.label, furthest->message));
     return fail(fmt::format("{}: pipeline '{}': formats do not chain at stage {} ({}): {} (no input format passes "
                             "every stage)",
                             location(stage.where), pipeline.name, furthest->stage + 1, stage.label, furthest->message));
