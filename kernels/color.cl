@@ -39,11 +39,63 @@ __kernel void nv12_to_y(__global const uchar* restrict src, uint src_offset, uin
 //   R = Y' + r_cr * (Cr - 128), G = Y' - g_cb * (Cb - 128) - g_cr * (Cr - 128),
 //   B = Y' + b_cb * (Cb - 128),
 // each rounded to nearest and saturated to 0..255. Computed in float, so a channel may
-// differ by 1 from the reference's double arithmetic.
-// One work item per 2x2 block, which shares one Cb, Cr pair: the pair is read once and
-// each row's two pixels are written with one 8-byte store (guide §10.2.2, vectorized
-// load/store). Reads 6 bytes and writes 16 bytes per work item: 1.5 bytes read and
-// 4 written per output pixel.
+// differ by 1 from the reference's double arithmetic. Every variant below computes each
+// pixel with the same three helpers, the same operations in the same order, so the
+// variants give the same bytes.
+//
+//   nv12_to_abgr           (block2x2) one work item per 2x2 block, which shares one Cb,
+//                          Cr pair: the pair is read once and each row's two pixels are
+//                          written with one 8-byte store (guide §10.2.2). Reads 6 bytes
+//                          and writes 16 per work item.
+//   nv12_to_abgr_block<N>  (block<N>x2, N = 8 or 16) one work item per N x 2 pixels
+//                          (N/2 blocks side by side): where every plane's offset and
+//                          stride are multiples of 16, it loads each Y row's N bytes and
+//                          the N bytes of Cb, Cr pairs with one or two aligned 8- or
+//                          16-byte loads and writes each output row's 4N bytes with
+//                          aligned 16-byte stores, a quarter to an eighth of block2x2's
+//                          memory instructions per pixel. A work item at the right edge
+//                          (fewer than N/2 blocks left), or any work item where the
+//                          offsets or strides are not multiples of 16 (a branch that is
+//                          uniform over the dispatch), converts its blocks one by one as
+//                          block2x2 does.
+
+// The affine map's chroma terms of one Cb, Cr pair.
+static inline float3 chroma_terms(uchar2 cbcr, float r_cr, float g_cb, float g_cr, float b_cb)
+{
+    const float2 c = convert_float2(cbcr) - 128.0f;
+    return (float3)(r_cr * c.y, -g_cb * c.x - g_cr * c.y, b_cb * c.x);
+}
+
+// Y' of one Y code.
+static inline float luma_term(uchar y, float y_offset, float y_scale)
+{
+    return ((float)y - y_offset) * y_scale;
+}
+
+// One ABGR8888 pixel (bytes R, G, B, A), rounded to nearest by adding 0.5 before the
+// conversion, which truncates, and saturated.
+static inline uchar4 abgr_pixel(float luma, float3 chroma)
+{
+    return convert_uchar4_sat((float4)(luma + chroma.x, luma + chroma.y, luma + chroma.z, 255.0f) + 0.5f);
+}
+
+// The 2x2 block (bx, by): chroma pair bx of chroma row by, pixels 2 bx and 2 bx + 1 of
+// rows 2 by and 2 by + 1.
+static inline void nv12_block2x2(__global const uchar* restrict luma, uint luma_offset, uint luma_stride,
+                                 __global const uchar* restrict chroma, uint chroma_offset, uint chroma_stride,
+                                 __global uchar* restrict dst, uint dst_offset, uint dst_stride, uint bx, uint by,
+                                 float y_offset, float y_scale, float r_cr, float g_cb, float g_cr, float b_cb)
+{
+    const float3 terms =
+        chroma_terms(vload2(0, chroma + chroma_offset + by * chroma_stride + 2 * bx), r_cr, g_cb, g_cr, b_cb);
+    for (uint row = 0; row < 2; ++row) {
+        const uint y = 2 * by + row;
+        const uchar2 y2 = vload2(0, luma + luma_offset + y * luma_stride + 2 * bx);
+        const uchar4 left = abgr_pixel(luma_term(y2.x, y_offset, y_scale), terms);
+        const uchar4 right = abgr_pixel(luma_term(y2.y, y_offset, y_scale), terms);
+        vstore8((uchar8)(left, right), 0, dst + dst_offset + y * dst_stride + 8 * bx);
+    }
+}
 
 __kernel void nv12_to_abgr(__global const uchar* restrict luma, uint luma_offset, uint luma_stride,
                            __global const uchar* restrict chroma, uint chroma_offset, uint chroma_stride,
@@ -55,17 +107,75 @@ __kernel void nv12_to_abgr(__global const uchar* restrict luma, uint luma_offset
     const uint by = get_global_id(1);
     if (bx >= width / 2 || by >= height / 2)
         return;
-    const float2 c = convert_float2(vload2(0, chroma + chroma_offset + by * chroma_stride + 2 * bx)) - 128.0f;
-    const float r_chroma = r_cr * c.y;
-    const float g_chroma = -g_cb * c.x - g_cr * c.y;
-    const float b_chroma = b_cb * c.x;
+    nv12_block2x2(luma, luma_offset, luma_stride, chroma, chroma_offset, chroma_stride, dst, dst_offset, dst_stride,
+                  bx, by, y_offset, y_scale, r_cr, g_cb, g_cr, b_cb);
+}
+
+// N bytes from `p`, 16-byte aligned (N = 8 or 16), into `bytes`.
+#define LOAD_ALIGNED(N, p, bytes)                                                        \
+    do {                                                                                 \
+        if ((N) == 16)                                                                   \
+            vstore16(as_uchar16(*(__global const uint4*)(p)), 0, bytes);                 \
+        else                                                                             \
+            vstore8(as_uchar8(*(__global const uint2*)(p)), 0, bytes);                   \
+    } while (0)
+
+static inline __attribute__((always_inline))
+void nv12_block_body(__global const uchar* restrict luma, uint luma_offset, uint luma_stride,
+                     __global const uchar* restrict chroma, uint chroma_offset, uint chroma_stride,
+                     __global uchar* restrict dst, uint dst_offset, uint dst_stride, uint width, uint height,
+                     float y_offset, float y_scale, float r_cr, float g_cb, float g_cr, float b_cb, const uint n)
+{
+    const uint blocks = width / 2;
+    const uint b0 = get_global_id(0) * (n / 2);
+    const uint by = get_global_id(1);
+    if (b0 >= blocks || by >= height / 2)
+        return;
+    const bool aligned = ((luma_offset | luma_stride | chroma_offset | chroma_stride | dst_offset | dst_stride) & 15u) == 0;
+    if (!aligned || b0 + n / 2 > blocks) {
+        const uint end = min(b0 + n / 2, blocks);
+        for (uint bx = b0; bx < end; ++bx)
+            nv12_block2x2(luma, luma_offset, luma_stride, chroma, chroma_offset, chroma_stride, dst, dst_offset,
+                          dst_stride, bx, by, y_offset, y_scale, r_cr, g_cb, g_cr, b_cb);
+        return;
+    }
+    // Pixel 2 b0 is at byte 2 b0 = n get_global_id(0) of its Y row and its chroma row
+    // and at byte 8 b0 of its output row: all multiples of 16 (8 for the Y and chroma
+    // rows at n = 8), as are the offsets and strides.
+    uchar pairs[16];
+    LOAD_ALIGNED(n, chroma + chroma_offset + by * chroma_stride + 2 * b0, pairs);
+    float3 terms[8];
+#pragma unroll
+    for (uint i = 0; i < n / 2; ++i)
+        terms[i] = chroma_terms((uchar2)(pairs[2 * i], pairs[2 * i + 1]), r_cr, g_cb, g_cr, b_cb);
+#pragma unroll
     for (uint row = 0; row < 2; ++row) {
         const uint y = 2 * by + row;
-        const float2 luma2 =
-            (convert_float2(vload2(0, luma + luma_offset + y * luma_stride + 2 * bx)) - y_offset) * y_scale;
-        // Rounded to nearest by adding 0.5 before the conversion, which truncates.
-        const float8 rgba = (float8)(luma2.x + r_chroma, luma2.x + g_chroma, luma2.x + b_chroma, 255.0f,
-                                     luma2.y + r_chroma, luma2.y + g_chroma, luma2.y + b_chroma, 255.0f) + 0.5f;
-        vstore8(convert_uchar8_sat(rgba), 0, dst + dst_offset + y * dst_stride + 8 * bx);
+        uchar codes[16];
+        LOAD_ALIGNED(n, luma + luma_offset + y * luma_stride + 2 * b0, codes);
+        __global uint4* out = (__global uint4*)(dst + dst_offset + y * dst_stride + 8 * b0);
+#pragma unroll
+        for (uint q = 0; q < n / 4; ++q) {
+            uint4 quad;
+            quad.x = as_uint(abgr_pixel(luma_term(codes[4 * q], y_offset, y_scale), terms[2 * q]));
+            quad.y = as_uint(abgr_pixel(luma_term(codes[4 * q + 1], y_offset, y_scale), terms[2 * q]));
+            quad.z = as_uint(abgr_pixel(luma_term(codes[4 * q + 2], y_offset, y_scale), terms[2 * q + 1]));
+            quad.w = as_uint(abgr_pixel(luma_term(codes[4 * q + 3], y_offset, y_scale), terms[2 * q + 1]));
+            out[q] = quad;
+        }
     }
 }
+
+#define NV12_BLOCK_KERNEL(n)                                                                                      \
+    __kernel void nv12_to_abgr_block##n(__global const uchar* restrict luma, uint luma_offset, uint luma_stride,   \
+                                        __global const uchar* restrict chroma, uint chroma_offset,                \
+                                        uint chroma_stride, __global uchar* restrict dst, uint dst_offset,        \
+                                        uint dst_stride, uint width, uint height, float y_offset, float y_scale,  \
+                                        float r_cr, float g_cb, float g_cr, float b_cb)                           \
+    {                                                                                                             \
+        nv12_block_body(luma, luma_offset, luma_stride, chroma, chroma_offset, chroma_stride, dst, dst_offset,    \
+                        dst_stride, width, height, y_offset, y_scale, r_cr, g_cb, g_cr, b_cb, n);                 \
+    }
+
+NV12_BLOCK_KERNEL(8)
+NV12_BLOCK_KERNEL(16)

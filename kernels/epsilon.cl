@@ -20,6 +20,13 @@
 //                            cl_khr_fp16, in float where it has not; the sum and the
 //                            count apart, as half cannot hold them together. Bytes as
 //                            packed.
+//   epsilon_wide16_r<r>      branchless for 16 output pixels of a row per work item: each
+//                            window row loaded once as 32 bytes (aligned 8-byte loads
+//                            where the offset and stride allow) and unpacked by bit
+//                            operations alone; the threshold test by saturation. Reads
+//                            2(2r+1) bytes (18 for r = 4) per output pixel.
+//   epsilon_wide16x2_r<r>    wide16 for 16x2 pixels: the two rows' 2r + 2 window rows
+//                            loaded once. Reads (2r+2) bytes (10 for r = 4) per output.
 //
 // Pixels are compared as the values 0..255, not normalised to 0..1 as the guide's UNORM
 // image reads are, so every threshold test is exact; every mean is divided and rounded
@@ -265,6 +272,158 @@ void half_body(__global const uchar* restrict src, uint src_offset, uint src_str
     store_outputs(dst, dst_offset, dst_stride, w, y, x0, convert_uchar4((2 * s + n) / (2 * n)));
 }
 
+// The wide variants: n output pixels of a row (16; the code takes 8 too, which was
+// slower on an H100) of m rows per work item, branchless as above. Each window row is
+// held as the n + 16 floats p + 2^16 of pixels x0 - WIDE_LEFT .. x0 + n + WIDE_LEFT - 1
+// (radius 7 needs 7 a side); so the bytes loaded and unpacked per output pixel and row
+// fall from 5 (packed) to 2 (n = 16).
+#define WIDE_LEFT 8
+#define WIDE_SPAN_MAX 32
+#define WIDE_ROWS_MAX 2
+// The bits of the float 2^16 = COUNT_UNIT, whose mantissa steps by 2^-7.
+#define EXPONENT_2_16 0x47800000u
+
+// Row `row` (an index from border_index, -1 for a row of the constant border) into
+// `weighted`. Work items away from the left and right edges load the row's bytes as
+// words: with 8-byte loads where `aligned` (the offset and the stride multiples of 8, so
+// that x0 - WIDE_LEFT, a multiple of 8, starts an aligned word in every row), else with
+// vload4 on the byte pointer; the others map each pixel through border_index.
+static inline __attribute__((always_inline))
+void wide_load_row(__global const uchar* restrict src, uint src_offset, uint src_stride, int width,
+                   int row, int x0, uint border, uint border_value, bool aligned, const int n,
+                   float* weighted)
+{
+    const int left = x0 - WIDE_LEFT;
+    const int span = n + 2 * WIDE_LEFT;
+    if (row >= 0 && left >= 0 && left + span <= width) {
+        __global const uchar* pixels = src + src_offset + row * src_stride + left;
+        uint words[WIDE_SPAN_MAX / 4];
+        if (aligned) {
+#pragma unroll
+            for (int k = 0; k < span / 8; ++k) {
+                const uint2 word = ((__global const uint2*)pixels)[k];
+                words[2 * k] = word.x;
+                words[2 * k + 1] = word.y;
+            }
+        } else {
+#pragma unroll
+            for (int k = 0; k < span / 4; ++k)
+                words[k] = as_uint(vload4(k, pixels));
+        }
+        // The float 2^16 + p, p in the mantissa bits 7..14: a shift and a mask per byte,
+        // without a conversion or an addition.
+#pragma unroll
+        for (int k = 0; k < span; ++k)
+            weighted[k] = as_float((((words[k / 4] >> (8 * (k % 4))) & 0xffu) << 7) | EXPONENT_2_16);
+        return;
+    }
+    for (int k = 0; k < span; ++k) {
+        const int column = border_index(left + k, width, border);
+        const uint p =
+            row < 0 || column < 0 ? border_value : src[src_offset + row * src_stride + column];
+        weighted[k] = (float)p + COUNT_UNIT;
+    }
+}
+
+// n = 8 or 16 outputs of each of m = 1 or 2 rows per work item: the m rows share the
+// window rows they have in common, loaded and unpacked once (2r + m loads for m rows).
+static inline __attribute__((always_inline))
+void wide_accumulate(const float* weighted, const float* c, float* total, float t1, const int r,
+                     const int n)
+{
+#pragma unroll
+    for (int i = 0; i < n; ++i) {
+#pragma unroll
+        for (int dx = -r; dx <= r; ++dx) {
+            // p and c[i] are 2^16 plus whole numbers, t1 the threshold + 1: the clamp is
+            // 1.0 exactly where |p - c| <= threshold and 0.0 elsewhere, one saturating
+            // add (FADD.SAT on NVIDIA) where step() is a compare.
+            const float p = weighted[WIDE_LEFT + i + dx];
+            total[i] = fma(clamp(t1 - fabs(p - c[i]), 0.0f, 1.0f), p, total[i]);
+        }
+    }
+}
+
+// (2 s + n) / (2 n) in integers, for a mean s / n of at most 255 and 1 <= n <= 225:
+// both operands are whole floats, and the quotient is below 256, so a reciprocal good to
+// 8 bits (native_recip is good to about 23 on GPUs) leaves the float quotient within 1
+// of the real one: its truncation is the integer quotient or one off, and one
+// correction by the remainder makes it exact. Cheaper than the integer division.
+static inline uint rounded_mean(uint s, uint n)
+{
+    const uint a = 2 * s + n, b = 2 * n;
+    const uint q = convert_uint((float)a * native_recip((float)b));
+    const int remainder = (int)a - (int)(q * b);
+    return q + (remainder >= (int)b) - (remainder < 0);
+}
+
+static inline __attribute__((always_inline))
+void wide_store(__global uchar* restrict dst, uint dst_offset, uint dst_stride, int w, int y,
+                int x0, const float* total, const int n)
+{
+    uchar value[16];
+#pragma unroll
+    for (int i = 0; i < n; ++i) {
+        const uint bits = convert_uint(total[i]);
+        const uint s = bits & 0xffffu, count = bits >> 16;
+        value[i] = (uchar)rounded_mean(s, count);
+    }
+    __global uchar* row = dst + dst_offset + y * dst_stride + x0;
+    if (x0 + n <= w && ((dst_offset | dst_stride) & (uint)(n - 1)) == 0) {
+        if (n == 16)
+            *(__global uint4*)row = as_uint4(vload16(0, value));
+        else
+            *(__global uint2*)row = as_uint2(vload8(0, value));
+        return;
+    }
+    for (int i = 0; i < n; ++i)
+        if (x0 + i < w)
+            row[i] = value[i];
+}
+
+static inline __attribute__((always_inline))
+void wide_body(__global const uchar* restrict src, uint src_offset, uint src_stride,
+               __global uchar* restrict dst, uint dst_offset, uint dst_stride,
+               uint width, uint height, const int r, uint threshold, uint border,
+               uint border_value, const int n, const int m)
+{
+    const int x0 = n * get_global_id(0);
+    const int y0 = m * get_global_id(1);
+    const int w = width, h = height;
+    if (x0 >= w || y0 >= h)
+        return;
+    // Uniform over the dispatch: every work item takes the same path for interior rows.
+    const bool aligned = ((src_offset | src_stride) & 7u) == 0;
+    float weighted[WIDE_SPAN_MAX];
+    // As in packed: a lane past the right edge, or a row past the bottom (never stored),
+    // takes as its centre the pixel the border gives there, its window's middle, so every
+    // lane counts its centre.
+    float c[WIDE_ROWS_MAX][16], total[WIDE_ROWS_MAX][16];
+#pragma unroll
+    for (int j = 0; j < m; ++j) {
+        wide_load_row(src, src_offset, src_stride, w, border_index(y0 + j, h, border), x0, border,
+                      border_value, aligned, n, weighted);
+#pragma unroll
+        for (int i = 0; i < n; ++i) {
+            c[j][i] = weighted[WIDE_LEFT + i];
+            total[j][i] = 0.0f;
+        }
+    }
+    const float t1 = (float)threshold + 1.0f;
+    for (int dy = -r; dy <= r + m - 1; ++dy) {
+        wide_load_row(src, src_offset, src_stride, w, border_index(y0 + dy, h, border), x0, border,
+                      border_value, aligned, n, weighted);
+#pragma unroll
+        for (int j = 0; j < m; ++j)
+            if (dy >= j - r && dy <= j + r)
+                wide_accumulate(weighted, c[j], total[j], t1, r, n);
+    }
+#pragma unroll
+    for (int j = 0; j < m; ++j)
+        if (y0 + j < h)
+            wide_store(dst, dst_offset, dst_stride, w, y0 + j, x0, total[j], n);
+}
+
 // One kernel per packed variant and radius, epsilon_<variant>_r<radius>. Their loops over
 // the window need constant bounds for the compiler to unroll them and keep the row in
 // registers (guide §8.4). One kernel that switched to a body per radius took 40% longer
@@ -297,6 +456,24 @@ void half_body(__global const uchar* restrict src, uint src_offset, uint src_str
     {                                                                                      \
         half_body(src, src_offset, src_stride, dst, dst_offset, dst_stride, width, height, \
                   r, threshold, border, border_value);                                     \
+    }                                                                                      \
+    __kernel void epsilon_wide16_r##r(__global const uchar* restrict src, uint src_offset, \
+                                      uint src_stride, __global uchar* restrict dst,       \
+                                      uint dst_offset, uint dst_stride, uint width,        \
+                                      uint height, uint threshold, uint border,            \
+                                      uint border_value)                                   \
+    {                                                                                      \
+        wide_body(src, src_offset, src_stride, dst, dst_offset, dst_stride, width, height, \
+                  r, threshold, border, border_value, 16, 1);                              \
+    }                                                                                      \
+    __kernel void epsilon_wide16x2_r##r(__global const uchar* restrict src, uint src_offset, \
+                                      uint src_stride, __global uchar* restrict dst,       \
+                                      uint dst_offset, uint dst_stride, uint width,        \
+                                      uint height, uint threshold, uint border,            \
+                                      uint border_value)                                   \
+    {                                                                                      \
+        wide_body(src, src_offset, src_stride, dst, dst_offset, dst_stride, width, height, \
+                  r, threshold, border, border_value, 16, 2);                              \
     }
 
 EPSILON_KERNELS(1)

@@ -123,7 +123,7 @@ std::string choiceText(const pipeline::StageChoice& choice)
 {
     const std::string variant = choice.variant.empty() ? "" : choice.variant + ", ";
     if (choice.local[0] == 0)
-        return variant + "driver's work group";
+        return variant + "default work group"; // the plugin's local_hint, else the driver's
     if (choice.local[1] == 0)
         return fmt::format("{}work group {}", variant, choice.local[0]);
     return fmt::format("{}work group {}x{}", variant, choice.local[0], choice.local[1]);

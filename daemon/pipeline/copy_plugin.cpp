@@ -49,8 +49,9 @@ framecl_arg uintArg(uint32_t value)
     return arg;
 }
 
-// One copy_plane dispatch per plane, over the plane's row bytes and rows: the kernel
-// copies bytes, so one dispatch serves every format.
+// One copy_plane dispatch per plane, one work item per 16 bytes of a row (the last one
+// of a row may take fewer) and per row: the kernel copies bytes, so one dispatch serves
+// every format.
 int plan(const framecl_format* in, const framecl_param_value*, framecl_plan* plan, char*, size_t)
 {
     framecl_frame_layout packed{};
@@ -63,7 +64,7 @@ int plan(const framecl_format* in, const framecl_param_value*, framecl_plan* pla
         dispatch.kernel = "copy_plane";
         dispatch.kernel_file = 0;
         dispatch.dims = 2;
-        dispatch.global[0] = row_bytes;
+        dispatch.global[0] = (row_bytes + 15) / 16;
         dispatch.global[1] = rows;
         dispatch.tileable_axes = FRAMECL_AXIS_Y;
         dispatch.arg_count = 4;

@@ -5,6 +5,11 @@
 //   abgr_to_y     ABGR8888 -> R8, BT.601 luma
 //   nv12_to_y     NV12 -> R8, the Y plane unchanged
 //   nv12_to_abgr  NV12 -> ABGR8888, with `matrix` (bt601, bt709) and `range` (limited, full)
+// and `variant`, the work per work item of nv12_to_abgr (the other ops ignore it: they
+// have one kernel each):
+//   block2x2    one 2x2 block, which shares one Cb, Cr pair (the first kernel)
+//   block8x2    8x2 pixels, with aligned 8- and 16-byte loads and stores
+//   block16x2   16x2 pixels, with aligned 16-byte loads and stores
 #include <cstdio>
 #include <cstring>
 
@@ -26,8 +31,12 @@ enum Matrix { bt601, bt709 };
 const char* const ranges[] = {"limited", "full", nullptr};
 enum Range { limited, full };
 
+// The values of `variant`, in the order of the Variant enum.
+const char* const variants[] = {"auto", "block2x2", "block8x2", "block16x2", nullptr};
+enum Variant { variant_auto, block2x2, block8x2, block16x2 };
+
 // Parameter indices: the daemon passes one value per schema entry, in this order.
-enum Param { param_op, param_matrix, param_range, param_count };
+enum Param { param_op, param_matrix, param_range, param_variant, param_count };
 
 const framecl_param_schema params[param_count] = {
     {
@@ -62,6 +71,19 @@ const framecl_param_schema params[param_count] = {
         .min = 0,
         .max = 0,
         .allowed = ranges,
+        .max_count = 0,
+    },
+    {
+        .name = "variant",
+        .type = FRAMECL_PARAM_TYPE_ENUM,
+        .help = "the nv12_to_abgr kernel: auto (block8x2), block2x2 (one 2x2 block per work item), block8x2, "
+                "block16x2 (8 or 16 x 2 pixels per work item, aligned vector loads and stores); the other ops "
+                "ignore it",
+        .default_number = 0,
+        .default_string = "auto",
+        .min = 0,
+        .max = 0,
+        .allowed = variants,
         .max_count = 0,
     },
 };
@@ -151,8 +173,16 @@ void planNv12ToY(const framecl_format* in, framecl_plan* plan)
     plan->dispatch_count = 1;
 }
 
+// `auto` is block8x2, the fastest on an H100 at 3264x2448 and 7680x4320 (docs/filters.md).
+Variant variantOf(const framecl_param_value* values)
+{
+    const auto variant = Variant(enumIndex(values[param_variant], variants));
+    return variant == variant_auto ? block8x2 : variant;
+}
+
 // nv12_to_abgr(y plane, uv plane, dst, width, height, y_offset, y_scale, r_cr, g_cb,
-// g_cr, b_cb): one work item per 2x2 block, which shares one Cb, Cr pair. The
+// g_cr, b_cb): one work item per 2x2 block, which shares one Cb, Cr pair, or per
+// N/2 such blocks side by side (nv12_to_abgr_block<N>, variant block<N>x2). The
 // conversion of docs/filters.md is folded here, in double, into one affine map per
 // channel, so the kernel does four multiply-adds per pixel:
 //   Y' = (Y - y_offset) * y_scale
@@ -173,11 +203,26 @@ void planNv12ToAbgr(const framecl_format* in, const framecl_param_value* values,
     const double r_cr = 2.0 * (1.0 - kr) * c_scale;
     const double b_cb = 2.0 * (1.0 - kb) * c_scale;
 
+    // 2x2 blocks per work item along a row.
+    uint32_t blocks = 1;
     framecl_dispatch& dispatch = plan->dispatches[0];
-    dispatch.kernel = "nv12_to_abgr";
+    switch (variantOf(values)) {
+    case variant_auto:
+    case block2x2:
+        dispatch.kernel = "nv12_to_abgr";
+        break;
+    case block8x2:
+        dispatch.kernel = "nv12_to_abgr_block8";
+        blocks = 4;
+        break;
+    case block16x2:
+        dispatch.kernel = "nv12_to_abgr_block16";
+        blocks = 8;
+        break;
+    }
     dispatch.kernel_file = 0;
     dispatch.dims = 2;
-    dispatch.global[0] = in->width / 2;
+    dispatch.global[0] = (in->width / 2 + blocks - 1) / blocks;
     dispatch.global[1] = in->height / 2;
     dispatch.tileable_axes = FRAMECL_AXIS_X | FRAMECL_AXIS_Y;
     dispatch.args[0] = planeArg(FRAMECL_ARG_INPUT_PLANE, 0);

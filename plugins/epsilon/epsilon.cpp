@@ -8,6 +8,9 @@
 //   packed      four pixels per work item, each window row loaded once (§10.3.2, §10.3.3)
 //   branchless  packed without selections (§10.3.6)
 //   half        branchless in half precision where the device has cl_khr_fp16
+//   wide16      16 pixels of a row per work item, each window row loaded as aligned 8-byte
+//               words where the offset and stride allow; the threshold test by saturation
+//   wide16x2    wide16 for 16x2 pixels, the two rows sharing their window rows
 #include <cstdio>
 #include <cstring>
 
@@ -20,10 +23,11 @@ namespace {
 using namespace framecl_plugins;
 
 // The values of `variant`, in the order of the Variant enum.
-const char* const variants[] = {"auto", "baseline", "packed", "branchless", "half", nullptr};
-enum Variant { variant_auto, baseline, packed, branchless, half };
+const char* const variants[] = {"auto", "baseline", "packed", "branchless", "half", "wide16", "wide16x2", nullptr};
+enum Variant { variant_auto, baseline, packed, branchless, half, wide16, wide16x2 };
 
-// The kernels of packed, branchless and half (in Variant order), one per radius:
+// The kernels of packed, branchless, half, wide16 and wide16x2 (in Variant order), one per
+// radius:
 // kernels/epsilon.cl says why.
 #define RADIUS_KERNELS(name)                                                              \
     {                                                                                     \
@@ -35,7 +39,14 @@ const char* const radius_kernels[][7] = {
     RADIUS_KERNELS("packed"),
     RADIUS_KERNELS("branchless"),
     RADIUS_KERNELS("half"),
+    RADIUS_KERNELS("wide16"),
+    RADIUS_KERNELS("wide16x2"),
 };
+
+// Output pixels of a row, and rows, per work item of packed, branchless, half, wide16 and
+// wide16x2.
+const uint32_t pixels_per_item[] = {4, 4, 4, 16, 16};
+const uint32_t rows_per_item[] = {1, 1, 1, 1, 2};
 
 // Parameter indices: the daemon passes one value per schema entry, in this order.
 enum Param {
@@ -75,7 +86,7 @@ const framecl_param_schema params[param_count] = {
     {
         .name = "variant",
         .type = FRAMECL_PARAM_TYPE_ENUM,
-        .help = "the kernel: auto (branchless), baseline, packed, branchless, half",
+        .help = "the kernel: auto (wide16x2), baseline, packed, branchless, half, wide16, wide16x2",
         .default_number = 0,
         .default_string = "auto",
         .min = 0,
@@ -99,22 +110,26 @@ int negotiate(const framecl_format* in, const framecl_param_value*, framecl_form
     return 0;
 }
 
-// `auto` is the branchless kernel. The guide measures its steps on Adreno 430 (Table
-// 10-3) as packed 3.4x and packed without branches 5.4x the baseline, the fastest of all;
-// on an H100 at 3264x2448 and radius 4 the order holds: packed 2.5x, branchless 3.6x.
+// `auto` is wide16x2. The guide measures its steps on Adreno 430 (Table 10-3) as packed
+// 3.4x and packed without branches 5.4x the baseline; on an H100 at 3264x2448 and radius
+// 4 the order holds (packed 2.7x, branchless 3.6x, 4.4x in its best work group), and
+// wide16x2 in 8x16 work groups is 5.0x (docs/filters.md).
 Variant variantOf(const framecl_param_value* values)
 {
     const auto variant = Variant(enumIndex(values[param_variant], variants));
-    return variant == variant_auto ? branchless : variant;
+    return variant == variant_auto ? wide16x2 : variant;
 }
 
 // epsilon_baseline(src, src_offset, src_stride, dst, dst_offset, dst_stride, width,
 // height, radius, threshold, border, border_value), one work item per pixel; or
 // epsilon_<variant>_r<radius>(the same but radius), one work item per four pixels of a
-// row. Every work item finds its pixels from get_global_id() and only reads the input,
-// so the daemon may tile either axis. local_hint stays 0: guide §6.1.5.3 warns that a
+// row (packed, branchless, half), 16 (wide16) or 16x2 (wide16x2). Every work item finds
+// its pixels from get_global_id() and only reads the input, so the daemon may tile either
+// axis. local_hint stays 0 for the guide's variants: guide §6.1.5.3 warns that a
 // work-group size tuned for one GPU is poor on another; choosing one per device is the
-// daemon's part (§6.1.5).
+// daemon's part (§6.1.5). The wide variants ask for 8x16, which no shape the tuner tries
+// matched on the H100, and which the driver's own choice missed by far (its work group
+// for 204 work items a row, 3264 / 16, was 2.1x slower).
 int plan(const framecl_format* in, const framecl_param_value* values, framecl_plan* plan, char*,
          size_t)
 {
@@ -136,12 +151,21 @@ int plan(const framecl_format* in, const framecl_param_value* values, framecl_pl
         dispatch.args[arg++] = uintArg(radius);
     } else {
         dispatch.kernel = radius_kernels[variant - packed][radius - 1];
-        dispatch.global[0] = (in->width + 3) / 4;
+        const uint32_t pixels = pixels_per_item[variant - packed];
+        dispatch.global[0] = (in->width + pixels - 1) / pixels;
+        const uint32_t rows = rows_per_item[variant - packed];
+        dispatch.global[1] = (in->height + rows - 1) / rows;
     }
     dispatch.args[arg++] = uintArg(uint32_t(values[param_threshold].int_value));
     dispatch.args[arg++] = uintArg(uint32_t(enumIndex(values[param_border], border_modes)));
     dispatch.args[arg++] = uintArg(uint32_t(values[param_border_value].int_value));
     dispatch.arg_count = arg;
+    if (variant == wide16 || variant == wide16x2) {
+        // Measured: work groups of 8x16 (tiles of 128x16 or 128x32 pixels) beat every
+        // shape the tuner tries (docs/filters.md).
+        dispatch.local_hint[0] = 8;
+        dispatch.local_hint[1] = 16;
+    }
     plan->dispatch_count = 1;
     return 0;
 }

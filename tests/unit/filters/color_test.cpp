@@ -1,7 +1,9 @@
 // The color plugin's NV12 operations on the test device (PoCL in CI), through sessions
 // on padded buffers (the UV plane apart from the Y plane), against the CPU reference of
 // tests/support/reference_color.hpp: nv12_to_y exactly, nv12_to_abgr (float in the
-// kernel) within 1 per channel of the reference's double arithmetic.
+// kernel) within 1 per channel of the reference's double arithmetic, and every
+// nv12_to_abgr variant byte for byte as block2x2, on padded buffers and on buffers whose
+// offsets and strides are multiples of 16 (the wide variants' aligned path).
 #include <string>
 #include <vector>
 
@@ -17,6 +19,30 @@ using test::YuvMatrix;
 using test::YuvRange;
 
 namespace {
+
+// block2x2 first: the others must give its bytes.
+const char* const variants[] = {"block2x2", "block8x2", "block16x2", "auto"};
+
+const char* const matrix_names[] = {"bt601", "bt709"};
+const char* const range_names[] = {"limited", "full"};
+
+std::string variantPipeline(const std::string& variant, const std::string& matrix, const std::string& range)
+{
+    return "abgr-" + variant + "-" + matrix + "-" + range;
+}
+
+// nv12_to_abgr through every variant, matrix and range.
+std::string variantPipelines()
+{
+    std::string toml;
+    for (const char* variant : variants)
+        for (const char* matrix : matrix_names)
+            for (const char* range : range_names)
+                toml += "[[pipeline]]\nname = \"" + variantPipeline(variant, matrix, range) +
+                        "\"\nstages = [ { plugin = \"color\", op = \"nv12_to_abgr\", variant = \"" + variant +
+                        "\", matrix = \"" + matrix + "\", range = \"" + range + "\" } ]\n";
+    return toml;
+}
 
 const std::string test_pipelines = R"(
 [[pipeline]]
@@ -40,7 +66,7 @@ stages = [ { plugin = "color", op = "nv12_to_abgr", matrix = "bt709", range = "f
 [[pipeline]]
 name = "luma"
 stages = [ { plugin = "color", op = "abgr_to_y" } ]
-)";
+)" + variantPipelines();
 
 test::FilterDevice& device()
 {
@@ -82,6 +108,24 @@ Ran runPadded(const std::string& pipeline, const framecl_format& nv12, uint32_t 
     return ran;
 }
 
+// A layout of `format` whose planes' offsets and strides are multiples of 16 (the wide
+// variants' aligned path), with 16 to 31 bytes of padding after each row and 16 before
+// each plane and after the last.
+test::PaddedLayout alignedLayout(const framecl_format& format)
+{
+    const auto up16 = [](size_t n) { return (n + 15) / 16 * 16; };
+    test::PaddedLayout padded = paddedLayout(format, 0);
+    size_t end = 0;
+    for (uint32_t p = 0; p < padded.layout.num_planes; ++p) {
+        auto& plane = padded.layout.planes[p];
+        plane.offset = uint32_t(up16(end) + 16);
+        plane.stride = uint32_t(up16(test::planeRowBytes(format.fourcc, format.width)) + 16);
+        end = plane.offset + size_t(plane.stride) * test::planeRows(format.fourcc, p, format.height);
+    }
+    padded.size = end + 16;
+    return padded;
+}
+
 // The alpha bytes of a packed ABGR8888 plane that are not 255.
 size_t alphaNotOpaque(const std::vector<uint8_t>& abgr)
 {
@@ -121,6 +165,52 @@ TEST_CASE("nv12_to_abgr is within 1 of the double-precision reference for each m
             CHECK(ran.out.paddingWritten() == 0);
         }
     }
+}
+
+TEST_CASE("every nv12_to_abgr variant gives block2x2's bytes, within 1 of the reference, on padded and on "
+          "16-byte aligned buffers")
+{
+    struct Case {
+        framecl_format nv12;
+        bool aligned;
+    };
+    // Aligned: 1280 wide has whole 8x2 and 16x2 blocks only; 1282 (641 blocks of 2x2)
+    // leaves one block at the right of each row to the block-by-block path.
+    const Case cases[] = {
+        {{DRM_FORMAT_NV12, 2, 2}, false},      {{DRM_FORMAT_NV12, 18, 6}, false},
+        {{DRM_FORMAT_NV12, 642, 480}, false},  {{DRM_FORMAT_NV12, 1284, 722}, false},
+        {{DRM_FORMAT_NV12, 18, 6}, true},      {{DRM_FORMAT_NV12, 1282, 722}, true},
+        {{DRM_FORMAT_NV12, 1280, 720}, true},
+    };
+    uint32_t seed = 100;
+    for (size_t m = 0; m < 2; ++m)
+        for (size_t r = 0; r < 2; ++r)
+            for (const Case& c : cases) {
+                const std::string matrix = matrix_names[m], range = range_names[r];
+                CAPTURE(matrix);
+                CAPTURE(range);
+                CAPTURE(c.nv12.width);
+                CAPTURE(c.nv12.height);
+                CAPTURE(c.aligned);
+                const framecl_format abgr{DRM_FORMAT_ABGR8888, c.nv12.width, c.nv12.height};
+                LaidOutBuffer in(*device().gpu, c.aligned ? alignedLayout(c.nv12) : paddedLayout(c.nv12, 7), seed++);
+                const auto expected = test::nv12ToAbgr(in.plane(0), in.plane(1), c.nv12.width, c.nv12.height,
+                                                       m == 0 ? YuvMatrix::Bt601 : YuvMatrix::Bt709,
+                                                       r == 0 ? YuvRange::Limited : YuvRange::Full);
+                std::vector<uint8_t> first;
+                for (const char* variant : variants) {
+                    CAPTURE(variant);
+                    LaidOutBuffer out(*device().gpu, c.aligned ? alignedLayout(abgr) : paddedLayout(abgr, 5), 0);
+                    auto session = device().open(variantPipeline(variant, matrix, range), c.nv12);
+                    device().run(*session, in, out);
+                    CHECK(test::differingPixels(out.plane(0), expected, c.nv12.width, 4, 1) == "");
+                    CHECK(out.paddingWritten() == 0);
+                    if (first.empty())
+                        first = out.plane(0);
+                    else
+                        CHECK(out.plane(0) == first);
+                }
+            }
 }
 
 TEST_CASE("nv12_to_abgr writes alpha 255 on every pixel")

@@ -19,7 +19,7 @@ using test::LaidOutBuffer;
 
 namespace {
 
-const char* const variants[] = {"auto", "baseline", "packed", "branchless", "half"};
+const char* const variants[] = {"auto", "baseline", "packed", "branchless", "half", "wide16", "wide16x2"};
 const Border borders[] = {Border::Replicate, Border::Reflect101, Border::Constant};
 const int radii[] = {1, 2, 3, 4, 5, 6, 7};
 const int thresholds[] = {0, 20, 255};
@@ -82,13 +82,12 @@ int tolerance(const std::string& variant)
     return variant == "half" && device().gpu->capabilities().hasExtension("cl_khr_fp16") ? 1 : 0;
 }
 
-// An R8 frame of w x h with padded rows (random padding): a diagonal ramp that wraps
+// `frame`'s pixels (its padding keeps what it holds, random bytes): a diagonal ramp that wraps
 // from 255 to 0, plus noise of up to 24, and one pixel in 16 random. So the default
 // threshold takes some neighbours and leaves others, and there are edges to keep.
-LaidOutBuffer inputFrame(uint32_t w, uint32_t h, uint32_t seed)
+void fillFrame(LaidOutBuffer& frame, uint32_t seed)
 {
-    LaidOutBuffer frame(*device().gpu, test::paddedLayout({DRM_FORMAT_R8, w, h}, input_padding),
-                        seed);
+    const uint32_t w = frame.layout.width, h = frame.layout.height;
     std::mt19937 random(seed);
     std::uniform_int_distribution<int> noise(-24, 24);
     for (uint32_t y = 0; y < h; ++y) {
@@ -100,7 +99,26 @@ LaidOutBuffer inputFrame(uint32_t w, uint32_t h, uint32_t seed)
         }
     }
     frame.upload();
+}
+
+LaidOutBuffer inputFrame(uint32_t w, uint32_t h, uint32_t seed)
+{
+    LaidOutBuffer frame(*device().gpu, test::paddedLayout({DRM_FORMAT_R8, w, h}, input_padding),
+                        seed);
+    fillFrame(frame, seed);
     return frame;
+}
+
+// An R8 layout whose offset and stride are multiples of 16 (16 to 31 bytes of padding
+// after each row, 16 before the plane and after it).
+test::PaddedLayout alignedLayout(const framecl_format& format)
+{
+    test::PaddedLayout padded = test::paddedLayout(format, 0);
+    auto& plane = padded.layout.planes[0];
+    plane.offset = 16;
+    plane.stride = (format.width + 15) / 16 * 16 + 16;
+    padded.size = plane.offset + size_t(plane.stride) * format.height + 16;
+    return padded;
 }
 
 std::vector<uint8_t> reference(const LaidOutBuffer& in, const EpsilonParams& params)
@@ -208,16 +226,44 @@ TEST_CASE("threshold 255 gives the plain box mean of the window, halves rounded 
         }
 }
 
-TEST_CASE("auto plans the branchless kernel of the radius, four pixels per work item")
+TEST_CASE("every variant matches the reference on buffers whose offsets and strides are multiples of 16")
+{
+    // The wide variants' aligned path: whole 8-byte words per window row and 8- or
+    // 16-byte stores. 1283 leaves a partial block at the right of each row, 1280 none;
+    // 2448 rows is even, 721 odd (the last two-row item has one row inside).
+    for (const auto& [w, h] : {std::pair{1283u, 721u}, std::pair{1280u, 37u}, std::pair{64u, 2448u}})
+        for (Border border : borders) {
+            CAPTURE(w);
+            CAPTURE(h);
+            CAPTURE(borderName(border));
+            const EpsilonParams params{4, 20, border, border_value};
+            LaidOutBuffer in(*device().gpu, alignedLayout({DRM_FORMAT_R8, w, h}), w ^ h);
+            fillFrame(in, w ^ h);
+            const std::vector<uint8_t> expected = reference(in, params);
+            for (const char* variant : variants) {
+                CAPTURE(variant);
+                const framecl_format format{DRM_FORMAT_R8, w, h};
+                LaidOutBuffer out(*device().gpu, alignedLayout(format), 0);
+                auto session = device().open(pipelineName(variant, params), format);
+                device().run(*session, in, out);
+                CHECK(out.paddingWritten() == 0);
+                const std::string differences =
+                    test::differingPixels(out.plane(0), expected, w, 1, tolerance(variant));
+                CHECK_MESSAGE(differences.empty(), differences);
+            }
+        }
+}
+
+TEST_CASE("auto plans the wide16x2 kernel of the radius, 16x2 pixels per work item")
 {
     const auto definition = device().pipelines.catalog.find(pipelineName("auto", {}));
     REQUIRE(definition);
     const auto& stage = definition->stages[0];
     const auto plan = stage.plugin->plan({DRM_FORMAT_R8, 641, 479}, stage.params);
     REQUIRE_MESSAGE(plan, (plan ? "" : plan.error().message));
-    CHECK(std::string(plan->dispatches[0].kernel) == "epsilon_branchless_r4");
-    CHECK(plan->dispatches[0].global[0] == 161);
-    CHECK(plan->dispatches[0].global[1] == 479);
+    CHECK(std::string(plan->dispatches[0].kernel) == "epsilon_wide16x2_r4");
+    CHECK(plan->dispatches[0].global[0] == 41);
+    CHECK(plan->dispatches[0].global[1] == 240);
 }
 
 TEST_CASE("negotiate refuses input that is not R8, naming the format it got")

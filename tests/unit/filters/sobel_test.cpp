@@ -18,7 +18,7 @@ using test::SobelOutput;
 
 namespace {
 
-constexpr const char* variants[] = {"auto", "pixel", "row16", "block16x2"};
+constexpr const char* variants[] = {"auto", "pixel", "row16", "block16x2", "aligned16x4"};
 
 struct OutputCase {
     const char* name;   // in pipeline names
@@ -96,6 +96,19 @@ LaidOutBuffer paddedOutput(uint32_t fourcc, uint32_t width, uint32_t height)
     return LaidOutBuffer(*device().gpu, paddedLayout({fourcc, width, height}, output_padding), 0);
 }
 
+// A layout of `format` whose plane starts 32 bytes into its buffer and whose stride is
+// the next multiple of 16 past its row bytes (at least one byte of padding), with 32
+// bytes after its last row: the 16-byte-aligned offset and stride that let the
+// aligned16x4 variant take its aligned loads and stores.
+test::PaddedLayout alignedLayout(const framecl_format& format)
+{
+    framecl_frame_layout layout{};
+    REQUIRE(framecl_packed_layout(format.fourcc, format.width, format.height, &layout) > 0);
+    layout.planes[0].offset = 32;
+    layout.planes[0].stride = (test::planeRowBytes(format.fourcc, format.width) + 16) / 16 * 16;
+    return {layout, 32 + size_t(layout.planes[0].stride) * format.height + 32};
+}
+
 // The reference's output for the R8 plane of `in`.
 std::vector<uint8_t> reference(LaidOutBuffer& in, SobelOutput output, Border border, uint8_t value)
 {
@@ -106,7 +119,7 @@ std::vector<uint8_t> reference(LaidOutBuffer& in, SobelOutput output, Border bor
 // Runs the test's pipeline for `variant`, `output` and `rule` on `in` and compares
 // every pixel with the reference; nothing outside the output's rows may be written.
 void checkAgainstReference(LaidOutBuffer& in, const char* variant, const OutputCase& output,
-                           const BorderRule& rule)
+                           const BorderRule& rule, bool aligned_output = false)
 {
     const std::string name = pipelineName(variant, output, rule);
     const uint32_t w = in.layout.width, h = in.layout.height;
@@ -116,7 +129,9 @@ void checkAgainstReference(LaidOutBuffer& in, const char* variant, const OutputC
     const uint32_t fourcc = outputFourcc(output.output);
     auto session = device().open(name, {DRM_FORMAT_R8, w, h});
     REQUIRE(session->output().fourcc == fourcc);
-    LaidOutBuffer out = paddedOutput(fourcc, w, h);
+    LaidOutBuffer out = aligned_output
+                            ? LaidOutBuffer(*device().gpu, alignedLayout({fourcc, w, h}), 0)
+                            : paddedOutput(fourcc, w, h);
     device().run(*session, in, out);
 
     const std::string differences =
@@ -153,6 +168,24 @@ TEST_CASE("every variant equals the reference for every output and norm on large
             for (const auto& output : outputs)
                 checkAgainstReference(in, variant, output,
                                       border_rules[turn++ % std::size(border_rules)]);
+    }
+}
+
+TEST_CASE("every variant equals the reference on 16-byte-aligned planes, for every output "
+          "and border")
+{
+    // Offsets and strides that are multiples of 16, in and out: aligned16x4 takes its
+    // aligned uint4 loads and stores. 1283 = 80 x 16 + 3 leaves a last block of 3
+    // columns for the one-pixel path; 64 x 9, every block inside the width and a last
+    // block of rows cut short. Every variant, since all must run on any layout.
+    const uint32_t sizes[][2] = {{1283, 721}, {64, 9}};
+    for (const auto& size : sizes) {
+        LaidOutBuffer in(*device().gpu, alignedLayout({DRM_FORMAT_R8, size[0], size[1]}),
+                         3 + size[0]);
+        for (const char* variant : variants)
+            for (const auto& output : outputs)
+                for (const auto& rule : border_rules)
+                    checkAgainstReference(in, variant, output, rule, true);
     }
 }
 
@@ -206,7 +239,7 @@ TEST_CASE("sobel refuses an input that is not R8, naming the format it got")
 }
 
 TEST_CASE(
-    "the default variant plans the 16x2 kernel, one work item per 16x2 outputs, tileable in y")
+    "the default variant plans the 16x4 kernel, one work item per 16x4 outputs, tileable in y")
 {
     auto definition = device().pipelines.catalog.find("sobel-defaults");
     REQUIRE(definition);
@@ -214,9 +247,9 @@ TEST_CASE(
     auto plan = stage.plugin->plan({DRM_FORMAT_R8, 641, 479}, stage.params);
     REQUIRE_MESSAGE(plan, (plan ? "" : plan.error().message));
     REQUIRE(plan->dispatch_count == 1);
-    CHECK(std::string(plan->dispatches[0].kernel) == "sobel_block16x2");
+    CHECK(std::string(plan->dispatches[0].kernel) == "sobel_aligned16x4");
     CHECK(plan->dispatches[0].global[0] == 41);  // 641 / 16, rounded up
-    CHECK(plan->dispatches[0].global[1] == 240); // 479 / 2, rounded up
+    CHECK(plan->dispatches[0].global[1] == 120); // 479 / 4, rounded up
     CHECK(plan->dispatches[0].tileable_axes == FRAMECL_AXIS_Y);
 }
 

@@ -44,13 +44,14 @@ TEST_CASE("color loads from the plugin directory with its schema")
     CHECK(color->file() == test::pluginDir() / "framecl-color.so");
     CHECK_FALSE(color->version().empty());
     CHECK(color->kernelFiles() == std::vector<std::string>{"color.cl"});
-    REQUIRE(color->params().size() == 3);
+    REQUIRE(color->params().size() == 4);
     const pipeline::ParamSchema& op = color->params()[0];
     CHECK(op.name == "op");
     CHECK(op.type == FRAMECL_PARAM_TYPE_ENUM);
     CHECK(op.allowed == std::vector<std::string>{"abgr_to_y", "nv12_to_y", "nv12_to_abgr"});
     CHECK(color->params()[1].name == "matrix");
     CHECK(color->params()[2].name == "range");
+    CHECK(color->params()[3].name == "variant");
     CHECK(op.default_string == "abgr_to_y");
     CHECK_FALSE(op.help.empty());
 }
