@@ -2,6 +2,7 @@
 // pipelines run, `framecl pipelines` shows each pipeline's stages and recording mode,
 // and a SIGHUP gives new sessions the new pipeline while open ones keep theirs.
 #include <csignal>
+#include <filesystem>
 
 #include <doctest/doctest.h>
 
@@ -111,4 +112,34 @@ TEST_CASE("after SIGHUP new sessions get the new pipeline and open ones keep the
     REQUIRE(framecl_open_session(fresh.handle, "shift", DRM_FORMAT_R8, 32, 8, nullptr, 0, &new_session, nullptr) == 0);
     CHECK(runFrame(fresh.handle, new_session, input) == offsetPlane(input, 20));
     CHECK(runFrame(client.handle, old_session, input) == offsetPlane(input, 10));
+}
+
+TEST_CASE("with gpu.tuning = off sessions run as configured: nothing is timed, kept or listed")
+{
+    const std::string kernel_dirs = "kernel_dirs = [\"" + (requireSourceRoot() / "tests" / "plugins").string() + "\"]\n";
+    RunningDaemon daemon("[gpu]\ntuning = \"off\"\n" + offsetPipelines(7), pluginDirs() + kernel_dirs);
+    Client client;
+    connect(daemon, client);
+    uint32_t session = 0;
+    REQUIRE(framecl_open_session(client.handle, "shift", DRM_FORMAT_R8, 32, 8, nullptr, 0, &session, nullptr) == 0);
+    std::vector<uint8_t> input(256);
+    for (size_t i = 0; i < input.size(); ++i)
+        input[i] = uint8_t(255 - i);
+    CHECK(runFrame(client.handle, session, input) == offsetPlane(input, 7));
+
+    auto run = runToCompletion({requireEnv("FRAMECL_CLI"), "--socket", daemon.socket().string(), "pipelines"},
+                               daemon.dir().path());
+    REQUIRE_MESSAGE(run.status.code == 0, run.err);
+    CHECK(run.out.find("offset amount=7") != std::string::npos);
+    CHECK(run.out.find("tuned:") == std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(daemon.dir().path() / "cache" / "tuning.json"));
+
+    // The same daemon with tuning on (after SIGHUP) tunes the next session and lists it.
+    daemon.reconfigure(offsetPipelines(7), pluginDirs() + kernel_dirs);
+    daemon.reload();
+    REQUIRE(framecl_open_session(client.handle, "shift", DRM_FORMAT_R8, 32, 8, nullptr, 0, &session, nullptr) == 0);
+    CHECK(std::filesystem::exists(daemon.dir().path() / "cache" / "tuning.json"));
+    run = runToCompletion({requireEnv("FRAMECL_CLI"), "--socket", daemon.socket().string(), "pipelines"},
+                          daemon.dir().path());
+    CHECK(run.out.find("tuned: stage 1 (offset) on R8 32x8: ") != std::string::npos);
 }
