@@ -48,6 +48,24 @@ constexpr framecl_param_schema borderValueSchema()
     };
 }
 
+// The `variant` parameter of a plugin with several kernels for one result. `allowed`
+// starts with "auto", the default: the daemon's tuner (daemon/pipeline/tuner.cpp)
+// recognises the parameter by its name and that first value, and times the others.
+constexpr framecl_param_schema variantSchema(const char* help, const char* const* allowed)
+{
+    return {
+        .name = "variant",
+        .type = FRAMECL_PARAM_TYPE_ENUM,
+        .help = help,
+        .default_number = 0,
+        .default_string = "auto",
+        .min = 0,
+        .max = 0,
+        .allowed = allowed,
+        .max_count = 0,
+    };
+}
+
 // Plane `plane` of the stage's input or output frame (three kernel arguments).
 inline framecl_arg planeArg(framecl_arg_kind kind, uint32_t plane)
 {

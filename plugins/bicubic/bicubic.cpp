@@ -85,19 +85,9 @@ const framecl_param_schema params[param_count] = {
     },
     borderSchema(),
     borderValueSchema(),
-    {
-        .name = "variant",
-        .type = FRAMECL_PARAM_TYPE_ENUM,
-        .help = "the kernel: pixel (one output per work item), strip (8 rows of 4 R8 or 1 ABGR8888 "
-                "outputs per "
-                "work item, row passes shared) or auto",
-        .default_number = 0,
-        .default_string = "auto",
-        .min = 0,
-        .max = 0,
-        .allowed = variants,
-        .max_count = 0,
-    },
+    variantSchema("the kernel: pixel (one output per work item), strip (8 rows of 4 R8 or 1 ABGR8888 "
+                  "outputs per "
+                  "work item, row passes shared) or auto", variants),
 };
 
 const char* const kernel_files[] = {"bicubic.cl"};

@@ -60,18 +60,8 @@ const framecl_param_schema params[param_count] = {
     },
     borderSchema(),
     borderValueSchema(),
-    {
-        .name = "variant",
-        .type = FRAMECL_PARAM_TYPE_ENUM,
-        .help = "the kernels: direct (one pass), separable (horizontal sums, then vertical), rows16 "
-                "(R8: one pass, 16x4 outputs per work item, 16-byte loads), or auto",
-        .default_number = 0,
-        .default_string = "auto",
-        .min = 0,
-        .max = 0,
-        .allowed = variants,
-        .max_count = 0,
-    },
+    variantSchema("the kernels: direct (one pass), separable (horizontal sums, then vertical), rows16 "
+                  "(R8: one pass, 16x4 outputs per work item, 16-byte loads), or auto", variants),
 };
 
 const char* const kernel_files[] = {"box.cl"};

@@ -73,19 +73,9 @@ const framecl_param_schema params[param_count] = {
         .allowed = ranges,
         .max_count = 0,
     },
-    {
-        .name = "variant",
-        .type = FRAMECL_PARAM_TYPE_ENUM,
-        .help = "the nv12_to_abgr kernel: auto (block8x2), block2x2 (one 2x2 block per work item), block8x2, "
-                "block16x2 (8 or 16 x 2 pixels per work item, aligned vector loads and stores); the other ops "
-                "ignore it",
-        .default_number = 0,
-        .default_string = "auto",
-        .min = 0,
-        .max = 0,
-        .allowed = variants,
-        .max_count = 0,
-    },
+    variantSchema("the nv12_to_abgr kernel: auto (block8x2), block2x2 (one 2x2 block per work item), block8x2, "
+                  "block16x2 (8 or 16 x 2 pixels per work item, aligned vector loads and stores); the other ops "
+                  "ignore it", variants),
 };
 
 const char* const kernel_files[] = {"color.cl"};

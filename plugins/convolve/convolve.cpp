@@ -110,19 +110,9 @@ const framecl_param_schema params[param_count] = {
     numberSchema("delta", "added to the scaled sum before rounding", 0),
     borderSchema(),
     borderValueSchema(),
-    {
-        .name = "variant",
-        .type = FRAMECL_PARAM_TYPE_ENUM,
-        .help = "the kernels: direct (one output per work item), separable (kernel_x and kernel_y only: "
-                "horizontal pass, then vertical), separable8 (separable, 8 outputs per work item), row8 "
-                "(one pass, 8 outputs per work item, vector loads) or auto",
-        .default_number = 0,
-        .default_string = "auto",
-        .min = 0,
-        .max = 0,
-        .allowed = variants,
-        .max_count = 0,
-    },
+    variantSchema("the kernels: direct (one output per work item), separable (kernel_x and kernel_y only: "
+                  "horizontal pass, then vertical), separable8 (separable, 8 outputs per work item), row8 "
+                  "(one pass, 8 outputs per work item, vector loads) or auto", variants),
 };
 
 const char* const kernel_files[] = {"convolve.cl"};

@@ -83,17 +83,7 @@ const framecl_param_schema params[param_count] = {
     },
     borderSchema(),
     borderValueSchema(),
-    {
-        .name = "variant",
-        .type = FRAMECL_PARAM_TYPE_ENUM,
-        .help = "the kernel: auto (wide16x2), baseline, packed, branchless, half, wide16, wide16x2",
-        .default_number = 0,
-        .default_string = "auto",
-        .min = 0,
-        .max = 0,
-        .allowed = variants,
-        .max_count = 0,
-    },
+    variantSchema("the kernel: auto (wide16x2), baseline, packed, branchless, half, wide16, wide16x2", variants),
 };
 
 const char* const kernel_files[] = {"epsilon.cl"};

@@ -87,18 +87,8 @@ const framecl_param_schema params[param_count] = {
         .allowed = nullptr,
         .max_count = 0,
     },
-    {
-        .name = "variant",
-        .type = FRAMECL_PARAM_TYPE_ENUM,
-        .help = "the kernel: baseline (byte loads), packed (32-bit loads, unrolled rows), local "
-                "(packed with the neighbourhood in local memory) or auto; all give the same result",
-        .default_number = 0,
-        .default_string = "auto",
-        .min = 0,
-        .max = 0,
-        .allowed = variants,
-        .max_count = 0,
-    },
+    variantSchema("the kernel: baseline (byte loads), packed (32-bit loads, unrolled rows), local "
+                  "(packed with the neighbourhood in local memory) or auto; all give the same result", variants),
 };
 
 const char* const kernel_files[] = {"meanshift.cl"};

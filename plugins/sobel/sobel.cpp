@@ -68,19 +68,9 @@ const framecl_param_schema params[param_count] = {
     },
     borderSchema(),
     borderValueSchema(),
-    {
-        .name = "variant",
-        .type = FRAMECL_PARAM_TYPE_ENUM,
-        .help = "the kernel: pixel (one output per work item), row16 (16x1, vector loads), "
-                "block16x2 (16x2, vector loads), aligned16x4 (16x4, aligned 16-byte loads "
-                "and stores where offsets and strides allow) or auto",
-        .default_number = 0,
-        .default_string = "auto",
-        .min = 0,
-        .max = 0,
-        .allowed = variants,
-        .max_count = 0,
-    },
+    variantSchema("the kernel: pixel (one output per work item), row16 (16x1, vector loads), "
+                  "block16x2 (16x2, vector loads), aligned16x4 (16x4, aligned 16-byte loads "
+                  "and stores where offsets and strides allow) or auto", variants),
 };
 
 const char* const kernel_files[] = {"sobel.cl"};
