@@ -1,5 +1,6 @@
 #include "pipeline/tuner.hpp"
 
+#include <algorithm>
 #include <array>
 
 #include <fmt/format.h>
@@ -58,6 +59,16 @@ std::string choiceText(const TunedStage& tuned)
     else
         text += fmt::format("work group {}x{}", tuned.choice.local[0], tuned.choice.local[1]);
     return text + fmt::format(", {:.3f} ms", double(tuned.gpu_ns) / 1e6);
+}
+
+// Whether a choice read from tuning.json can run: its variant is one of the stage's
+// candidates' and its work group fits the device (any shape: an edited file may name
+// one the tuner does not try).
+bool usable(const StageChoice& choice, const std::vector<StageChoice>& candidates, size_t max_work_group_size)
+{
+    const bool known_variant = std::any_of(candidates.begin(), candidates.end(),
+                                           [&](const StageChoice& c) { return c.variant == choice.variant; });
+    return known_variant && choice.local[0] * std::max<size_t>(choice.local[1], 1) <= max_work_group_size;
 }
 
 } // namespace
@@ -180,9 +191,20 @@ std::vector<StageChoice> Tuner::choose(const PipelineDefinition& pipeline, const
     bool stored = false;
     for (size_t k = 0; k < pipeline.stages.size(); ++k) {
         const StageDefinition& stage = pipeline.stages[k];
-        if (candidates(stage, shape, gpu_->capabilities().max_work_group_size).size() > 1) {
+        const auto tried = candidates(stage, shape, gpu_->capabilities().max_work_group_size);
+        if (tried.size() > 1) {
             const std::string key = stageKey(stage) + "|" + pipeline::describe(shape);
             auto found = choices_.find(key);
+            // tuning.json is a file anyone with the cache directory may edit: a choice
+            // naming a variant the plugin lacks or a work group the device cannot run
+            // would fail every frame, so it is tuned anew instead.
+            if (found != choices_.end() && !usable(found->second.choice, tried, gpu_->capabilities().max_work_group_size)) {
+                log::get("tuner")->warn("{}: ignoring the cached choice for stage {} ({}): not a variant and "
+                                        "work-group size this device can run",
+                                        file_.string(), k + 1, stage.label);
+                choices_.erase(found);
+                found = choices_.end();
+            }
             if (found == choices_.end()) {
                 TunedStage tuned = tune(pipeline, k, shape);
                 if (tuned.gpu_ns > 0) {

@@ -152,6 +152,20 @@ TEST_CASE("choices are timed once, kept in tuning.json and read back by the next
         CHECK(read[k].local == std::array<size_t, 2>{8, 8});
     }
 
+    // A choice the device cannot run (an unknown variant, a work group over the limit)
+    // is tuned anew, not used.
+    json = readJson(file);
+    for (auto& [key, entry] : json["choices"].items()) {
+        entry["variant"] = "warp-drive";
+        entry["local"] = {4096, 4096};
+    }
+    std::ofstream(file) << json.dump();
+    const auto retuned = pipeline::Tuner(*device().gpu, cache.path()).choose(pipeline, r8);
+    REQUIRE(retuned.size() == 2);
+    CHECK(retuned[0].variant != "warp-drive");
+    CHECK(retuned[1].local[0] * std::max<size_t>(retuned[1].local[1], 1) <=
+          device().gpu->capabilities().max_work_group_size);
+
     // Another size is tuned anew and added beside them.
     CHECK(reader.choose(pipeline, {DRM_FORMAT_R8, 32, 16}).size() == 2);
     CHECK(readJson(file)["choices"].size() == 4);
