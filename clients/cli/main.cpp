@@ -51,6 +51,16 @@ int main(int argc, char** argv)
     bool stats_json = false;
     auto* stats = app.add_subcommand("stats", "Show framecld's statistics per client and session");
     stats->add_flag("--json", stats_json, "Print the JSON as framecld sends it, on one line");
+    uint32_t trace_seconds = 5;
+    std::string trace_output;
+    auto* trace = app.add_subcommand("trace", "Record framecld's GPU dispatches for a while as Chrome trace JSON, "
+                                              "which ui.perfetto.dev and chrome://tracing open");
+    trace->add_option("--seconds,-s", trace_seconds, "How long to record, 1 to 60")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 60));
+    trace->add_option("--out,-o", trace_output, "The file to write, replaced only once the trace is complete; "
+                                                "- for stdout")
+        ->required();
 
     CLI11_PARSE(app, argc, argv);
     framecl::log::setup(framecl::log::Sink::Stderr, spdlog::level::from_str(log_level));
@@ -61,5 +71,7 @@ int main(int argc, char** argv)
         return framecl::cli::listPipelines(daemon);
     if (devices->parsed())
         return framecl::cli::showDevice(daemon);
+    if (trace->parsed())
+        return framecl::cli::recordTrace(daemon, trace_seconds, trace_output);
     return framecl::cli::showStats(daemon, stats_json); // require_subcommand(1) leaves only `stats`
 }

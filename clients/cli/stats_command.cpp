@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "daemon_commands.hpp"
+#include "stats_table.hpp"
 
 namespace framecl::cli {
 
@@ -30,7 +31,7 @@ int showStats(const DaemonOptions& daemon, bool json_raw)
         fmt::print(stderr, "framecl: stats: framecld sent JSON that does not parse:\n{}\n", json.get());
         return 1;
     }
-    fmt::print("{}\n", parsed.dump(2));
+    fmt::print("{}", statsTable(parsed));
     return 0;
 }
 

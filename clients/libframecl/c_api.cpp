@@ -71,6 +71,21 @@ Outcome<ParameterOverride> parameterOverride(const framecl_parameter& parameter)
                                        parameter.key, int(parameter.type)));
 }
 
+bool knownBackpressure(framecl_backpressure backpressure)
+{
+    switch (backpressure) {
+    case FRAMECL_BACKPRESSURE_BLOCK:
+    case FRAMECL_BACKPRESSURE_REJECT:
+    case FRAMECL_BACKPRESSURE_DROP_OLDEST:
+        return true;
+    }
+    return false;
+}
+
+// What the protocol allows a trace window to be (framecl.fbs, TraceRequest).
+constexpr uint32_t min_trace_seconds = 1;
+constexpr uint32_t max_trace_seconds = 60;
+
 } // namespace
 
 FRAMECL_EXPORT int framecl_connect(const framecl_connect_options* options, framecl_client** client)
@@ -184,12 +199,27 @@ FRAMECL_EXPORT int framecl_open_session(framecl_client* client, const char* pipe
                                         const framecl_parameter* overrides, size_t override_count,
                                         uint32_t* session, framecl_frame_layout* output)
 {
+    return framecl_open_session_with(client, pipeline, fourcc, width, height, overrides,
+                                     override_count, nullptr, session, output);
+}
+
+FRAMECL_EXPORT int framecl_open_session_with(framecl_client* client, const char* pipeline,
+                                             uint32_t fourcc, uint32_t width, uint32_t height,
+                                             const framecl_parameter* overrides,
+                                             size_t override_count,
+                                             const framecl_session_options* options,
+                                             uint32_t* session, framecl_frame_layout* output)
+{
     if (!client) return -EINVAL;
     if (!pipeline || !session || (override_count && !overrides))
         return client->fail(
             {EINVAL, "framecl_open_session: pipeline, session and overrides must not be NULL"});
+    if (options && !knownBackpressure(options->backpressure))
+        return client->fail({EINVAL, fmt::format("framecl_open_session: unknown backpressure {}",
+                                                 int(options->backpressure))});
     return guarded(client, [&] {
         SessionRequest request{pipeline, fourcc, width, height, {}};
+        if (options) request.options = *options;
         for (size_t i = 0; i < override_count; ++i) {
             auto parameter = parameterOverride(overrides[i]);
             if (!parameter) return client->fail(parameter.error());
@@ -227,6 +257,21 @@ FRAMECL_EXPORT int framecl_stats(framecl_client* client, char** json)
     return guarded(client, [&] {
         std::string text;
         if (const int error = client->stats(&text); error < 0) return error;
+        *json = strdup(text.c_str());
+        return *json ? 0 : client->fail({ENOMEM, "out of memory"});
+    });
+}
+
+FRAMECL_EXPORT int framecl_trace(framecl_client* client, uint32_t seconds, char** json)
+{
+    if (!client) return -EINVAL;
+    if (!json) return client->fail({EINVAL, "framecl_trace: json must not be NULL"});
+    if (seconds < min_trace_seconds || seconds > max_trace_seconds)
+        return client->fail({EINVAL, fmt::format("framecl_trace: seconds must be {} to {}, not {}",
+                                                 min_trace_seconds, max_trace_seconds, seconds)});
+    return guarded(client, [&] {
+        std::string text;
+        if (const int error = client->trace(seconds, &text); error < 0) return error;
         *json = strdup(text.c_str());
         return *json ? 0 : client->fail({ENOMEM, "out of memory"});
     });

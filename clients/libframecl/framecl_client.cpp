@@ -481,3 +481,27 @@ int framecl_client::stats(std::string* json)
         return {};
     });
 }
+
+int framecl_client::trace(uint32_t seconds, std::string* json)
+{
+    // The daemon answers when the window closes: the request timeout counts from then.
+    const std::chrono::milliseconds wait = std::chrono::seconds(seconds) + timeout_;
+    return withDaemon([&](Connection& connection) -> Outcome<void> {
+        flatbuffers::FlatBufferBuilder builder;
+        const uint32_t request_id = nextRequestId();
+        auto reply = request(connection, traceRequestMessage(builder, request_id, seconds),
+                             request_id, Deadline::after(wait));
+        if (!reply) {
+            if (reply.error().error == ETIMEDOUT)
+                return failure(ETIMEDOUT,
+                               fmt::format("no trace from framecld at {} within {} s plus {} ms",
+                                           socket_path_, seconds, timeout_.count()));
+            return tl::unexpected(reply.error());
+        }
+        const auto* trace = framecl::wire::GetEnvelope(reply->data())->message_as_TraceReply();
+        if (!trace || !trace->json())
+            return failure(EPROTO, "framecld answered TraceRequest without a trace");
+        *json = trace->json()->str();
+        return {};
+    });
+}

@@ -45,6 +45,8 @@ struct framecl_client {
     int submit(uint32_t session, uint32_t input_buffer, uint32_t output_buffer, uint64_t sequence);
     int nextDone(int timeout_ms, framecl_done* done);
     int stats(std::string* json);
+    // `seconds` is 1 to 60, checked by the caller.
+    int trace(uint32_t seconds, std::string* json);
 
   private:
     struct Buffer {

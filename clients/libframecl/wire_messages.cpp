@@ -39,6 +39,21 @@ flatbuffers::Offset<wire::Parameter> wireParameter(Builder& builder,
                                  flatbuffers::nullopt, value);
 }
 
+// Spelled out rather than cast: the C enum is ABI and the wire enum is protocol, and
+// neither may follow the other by accident. The C API has refused other values.
+wire::Backpressure wireBackpressure(framecl_backpressure backpressure)
+{
+    switch (backpressure) {
+    case FRAMECL_BACKPRESSURE_REJECT:
+        return wire::Backpressure::Reject;
+    case FRAMECL_BACKPRESSURE_DROP_OLDEST:
+        return wire::Backpressure::DropOldest;
+    case FRAMECL_BACKPRESSURE_BLOCK:
+        break;
+    }
+    return wire::Backpressure::Block;
+}
+
 // Copies as much of `source` as fits, always NUL-terminated: the C structs have fixed
 // text fields.
 template <size_t N> void copyText(char (&target)[N], const flatbuffers::String* source)
@@ -89,8 +104,11 @@ std::span<const uint8_t> openSessionMessage(Builder& builder, uint32_t request_i
     const auto pipeline = builder.CreateString(request.pipeline);
     const auto input =
         wire::CreateFrameLayout(builder, request.fourcc, request.width, request.height);
-    return finishEnvelope(builder, wire::CreateOpenSession(builder, request_id, pipeline, input,
-                                                           builder.CreateVector(overrides)));
+    return finishEnvelope(
+        builder, wire::CreateOpenSession(builder, request_id, pipeline, input,
+                                         builder.CreateVector(overrides),
+                                         wireBackpressure(request.options.backpressure),
+                                         request.options.deadline_us));
 }
 
 std::span<const uint8_t> closeSessionMessage(Builder& builder, uint32_t request_id,
@@ -102,6 +120,12 @@ std::span<const uint8_t> closeSessionMessage(Builder& builder, uint32_t request_
 std::span<const uint8_t> statsRequestMessage(Builder& builder, uint32_t request_id)
 {
     return finishEnvelope(builder, wire::CreateStatsRequest(builder, request_id));
+}
+
+std::span<const uint8_t> traceRequestMessage(Builder& builder, uint32_t request_id,
+                                             uint32_t seconds)
+{
+    return finishEnvelope(builder, wire::CreateTraceRequest(builder, request_id, seconds));
 }
 
 std::span<const uint8_t> submitMessage(Builder& builder, uint32_t session, uint32_t input_buffer,
@@ -120,6 +144,8 @@ std::optional<uint32_t> replyRequestId(const wire::Envelope& envelope)
         return envelope.message_as_Ack()->request_id();
     case wire::Message::StatsReply:
         return envelope.message_as_StatsReply()->request_id();
+    case wire::Message::TraceReply:
+        return envelope.message_as_TraceReply()->request_id();
     case wire::Message::ErrorReply:
         return envelope.message_as_ErrorReply()->request_id();
     default:

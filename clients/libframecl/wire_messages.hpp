@@ -35,6 +35,7 @@ struct SessionRequest {
     uint32_t width;
     uint32_t height;
     std::vector<ParameterOverride> overrides;
+    framecl_session_options options{FRAMECL_BACKPRESSURE_BLOCK, 0};
 };
 
 struct BufferRegistration {
@@ -56,6 +57,8 @@ std::span<const uint8_t> openSessionMessage(Builder& builder, uint32_t request_i
 std::span<const uint8_t> closeSessionMessage(Builder& builder, uint32_t request_id,
                                              uint32_t session);
 std::span<const uint8_t> statsRequestMessage(Builder& builder, uint32_t request_id);
+std::span<const uint8_t> traceRequestMessage(Builder& builder, uint32_t request_id,
+                                             uint32_t seconds);
 std::span<const uint8_t> submitMessage(Builder& builder, uint32_t session, uint32_t input_buffer,
                                        uint32_t output_buffer, uint64_t sequence);
 

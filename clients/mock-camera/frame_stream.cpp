@@ -42,8 +42,8 @@ public:
         const framecl_frame_layout& in = settings_.input;
         uint32_t session = 0;
         framecl_frame_layout output{};
-        if (framecl_open_session(client_, settings_.pipeline.c_str(), in.fourcc, in.width, in.height, nullptr, 0,
-                                 &session, &output) != 0)
+        if (framecl_open_session_with(client_, settings_.pipeline.c_str(), in.fourcc, in.width, in.height, nullptr,
+                                      0, &settings_.session_options, &session, &output) != 0)
             return fail(fmt::format("opening pipeline '{}' for {} {}x{}: {}", settings_.pipeline,
                                     framecl_format_name(in.fourcc), in.width, in.height, framecl_last_error(client_)));
         session_ = session;
@@ -141,6 +141,8 @@ private:
             sayOnce(fmt::format("framecld answered frame {}, which is not in flight", done.sequence));
             return;
         }
+        // Every Done frees its slot: a frame that failed, was refused (busy) or dropped
+        // before it started no longer holds its buffers in the daemon.
         slot.in_flight.reset();
         last_done_ = now;
 

@@ -1,6 +1,7 @@
 #pragma once
 // The mock camera's stream: a pool of input and output buffers registered once, frames
-// submitted at a steady rate, each slot reused only after its frame's Done came back.
+// submitted at a steady rate, each slot reused only after its frame's Done came back,
+// whatever its status (a busy or dropped frame frees its slot too).
 
 #include <cstdint>
 #include <filesystem>
@@ -22,6 +23,7 @@ struct StreamSettings {
     uint32_t pool;               // slots, each an input and an output buffer
     uint32_t seed;
     int timeout_ms;              // the longest wait for one Done
+    framecl_session_options session_options; // backpressure and deadline of the session
     std::optional<std::filesystem::path> dump_dir;
     bool verify;                 // output == input, for the `copy` pipeline
 };
@@ -36,8 +38,8 @@ struct StreamReport {
     uint64_t ok = 0;
     uint64_t failed = 0;       // Done said failed, or the submit itself was refused
     uint64_t lost = 0;         // Done said lost, or no Done came within the timeout
-    uint64_t busy = 0;
-    uint64_t dropped = 0;
+    uint64_t busy = 0;         // refused: too many frames in flight (backpressure)
+    uint64_t dropped = 0;      // not started: past the deadline, or pushed out (drop_oldest)
     uint64_t out_of_order = 0; // ok Dones whose sequence is lower than an ok one before
     uint64_t mismatches = 0;   // with verify: outputs that differ from their input
     std::vector<double> latency_ms; // submit to Done received, for frames that came back ok

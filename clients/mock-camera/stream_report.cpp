@@ -40,7 +40,35 @@ double achievedFps(const StreamReport& report)
     return report.seconds > 0 ? double(report.ok) / report.seconds : 0.0;
 }
 
+const char* backpressureName(framecl_backpressure backpressure)
+{
+    switch (backpressure) {
+    case FRAMECL_BACKPRESSURE_REJECT:
+        return "reject";
+    case FRAMECL_BACKPRESSURE_DROP_OLDEST:
+        return "drop_oldest";
+    case FRAMECL_BACKPRESSURE_BLOCK:
+        break;
+    }
+    return "block";
+}
+
+double deadlineMs(const StreamSettings& settings)
+{
+    return double(settings.session_options.deadline_us) / 1000.0;
+}
+
 } // namespace
+
+bool streamSucceeded(const StreamReport& report, const StreamSettings& settings)
+{
+    const framecl_session_options& options = settings.session_options;
+    const bool busy_allowed = options.backpressure != FRAMECL_BACKPRESSURE_BLOCK;
+    const bool dropped_allowed = options.backpressure == FRAMECL_BACKPRESSURE_DROP_OLDEST || options.deadline_us > 0;
+    const uint64_t let_go = (busy_allowed ? report.busy : 0) + (dropped_allowed ? report.dropped : 0);
+    return report.failed == 0 && report.lost == 0 && (!settings.verify || report.mismatches == 0) &&
+           report.ok + let_go == settings.frames;
+}
 
 nlohmann::json reportJson(const StreamReport& report, const StreamSettings& settings)
 {
@@ -56,6 +84,8 @@ nlohmann::json reportJson(const StreamReport& report, const StreamSettings& sett
     json["stages"] = nlohmann::json::array();
     for (const StageTimes& stage : report.stages)
         json["stages"].push_back({{"name", stage.name}, {"gpu_ms_median", medianGpuMs(stage)}});
+    json["backpressure"] = backpressureName(settings.session_options.backpressure);
+    json["deadline_ms"] = deadlineMs(settings);
     if (settings.verify)
         json["mismatches"] = report.mismatches;
     return json;
@@ -68,6 +98,9 @@ void printReportText(const StreamReport& report, const StreamSettings& settings)
                in.width, in.height, settings.pipeline,
                settings.fps > 0 ? fmt::format("{} fps", settings.fps) : std::string("as fast as the pool allows"),
                settings.pool);
+    fmt::print("  backpressure {}, {}\n", backpressureName(settings.session_options.backpressure),
+               settings.session_options.deadline_us ? fmt::format("deadline {:g} ms", deadlineMs(settings))
+                                                    : std::string("no deadline"));
     fmt::print("  frames sent     {}\n", report.frames);
     fmt::print("  done ok         {}\n", report.ok);
     fmt::print("  failed          {}\n", report.failed);

@@ -86,13 +86,40 @@ struct framecl_parameter {
     const char* string_value;
 };
 
+/* What a submit meets when the client already has the daemon's
+ * limits.max_inflight_per_client frames in flight (docs/protocol.md, Backpressure). */
+enum framecl_backpressure {
+    /* The submit waits in the daemon until a frame of the client ends; the daemon holds
+     * at most that many more, and answers submits beyond with FRAMECL_FRAME_BUSY. */
+    FRAMECL_BACKPRESSURE_BLOCK = 0,
+    /* Done with FRAMECL_FRAME_BUSY at once. */
+    FRAMECL_BACKPRESSURE_REJECT = 1,
+    /* The session's oldest frame not yet started ends FRAMECL_FRAME_DROPPED, and the new
+     * one is queued; with none of the session's frames waiting to start, the new one
+     * ends FRAMECL_FRAME_BUSY. */
+    FRAMECL_BACKPRESSURE_DROP_OLDEST = 2,
+};
+
+struct framecl_session_options {
+    enum framecl_backpressure backpressure;
+    /* A frame not started this many microseconds after its submit reached the daemon
+     * ends FRAMECL_FRAME_DROPPED; 0: no deadline. */
+    uint32_t deadline_us;
+};
+
 /* Opens a session of `pipeline` for frames of `fourcc`, `width` x `height`. On success
  * *session names it and *output (if not NULL) holds the output format and size, with
  * tightly packed planes: register output buffers of that layout (or with larger
- * strides). */
+ * strides). Its frames meet FRAMECL_BACKPRESSURE_BLOCK and have no deadline. */
 int framecl_open_session(framecl_client* client, const char* pipeline, uint32_t fourcc, uint32_t width,
                          uint32_t height, const struct framecl_parameter* overrides, size_t override_count,
                          uint32_t* session, struct framecl_frame_layout* output);
+/* framecl_open_session() with `options` (NULL: block, no deadline). A session reopened
+ * after a daemon restart keeps its options. An unknown backpressure is -EINVAL. */
+int framecl_open_session_with(framecl_client* client, const char* pipeline, uint32_t fourcc, uint32_t width,
+                              uint32_t height, const struct framecl_parameter* overrides,
+                              size_t override_count, const struct framecl_session_options* options,
+                              uint32_t* session, struct framecl_frame_layout* output);
 int framecl_close_session(framecl_client* client, uint32_t session);
 
 /* Queues one frame; returns at once. Exactly one done follows for each successful
@@ -104,8 +131,9 @@ int framecl_submit(framecl_client* client, uint32_t session, uint32_t input_buff
 enum framecl_frame_status {
     FRAMECL_FRAME_OK = 0,
     FRAMECL_FRAME_FAILED = 1,  /* see `error` */
-    FRAMECL_FRAME_DROPPED = 2, /* past its deadline */
-    FRAMECL_FRAME_BUSY = 3,    /* refused: too many frames in flight */
+    FRAMECL_FRAME_DROPPED = 2, /* not started: past its deadline, or pushed out by a newer
+                                * frame (FRAMECL_BACKPRESSURE_DROP_OLDEST) */
+    FRAMECL_FRAME_BUSY = 3,    /* refused: too many frames in flight (framecl_backpressure) */
     FRAMECL_FRAME_LOST = 4,    /* the daemon went away while the frame was in flight */
 };
 
@@ -140,6 +168,13 @@ int framecl_next_done(framecl_client* client, int timeout_ms, struct framecl_don
 
 /* The daemon's statistics as JSON (docs/protocol.md). *json is the caller's to free(). */
 int framecl_stats(framecl_client* client, char** json);
+
+/* Traces the daemon's GPU work for the next `seconds` (1 to 60) and returns it as Chrome
+ * trace JSON (docs/protocol.md, TraceRequest), which Perfetto opens. Waits up to
+ * `seconds` plus the request timeout, since the daemon answers when the window closes;
+ * dones that arrive meanwhile are kept for framecl_next_done(), and framecl_fd() says
+ * so. *json is the caller's to free(). */
+int framecl_trace(framecl_client* client, uint32_t seconds, char** json);
 
 #ifdef __cplusplus
 }

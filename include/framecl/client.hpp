@@ -121,14 +121,15 @@ class Client {
     void releaseBuffer(uint32_t id) { check(framecl_release_buffer(client_.get(), id)); }
 
     // Opens a session of `pipeline` for input frames of `fourcc`, `width` x `height`
-    // (framecl_open_session()).
+    // (framecl_open_session_with(); the default options block and set no deadline).
     Session openSession(const std::string& pipeline, uint32_t fourcc, uint32_t width,
-                        uint32_t height, std::span<const framecl_parameter> overrides = {})
+                        uint32_t height, std::span<const framecl_parameter> overrides = {},
+                        const framecl_session_options& options = {FRAMECL_BACKPRESSURE_BLOCK, 0})
     {
         Session session{};
-        check(framecl_open_session(client_.get(), pipeline.c_str(), fourcc, width, height,
-                                   overrides.data(), overrides.size(), &session.id,
-                                   &session.output));
+        check(framecl_open_session_with(client_.get(), pipeline.c_str(), fourcc, width, height,
+                                        overrides.data(), overrides.size(), &options, &session.id,
+                                        &session.output));
         return session;
     }
     void closeSession(uint32_t session) { check(framecl_close_session(client_.get(), session)); }
@@ -156,6 +157,16 @@ class Client {
     {
         char* json = nullptr;
         check(framecl_stats(client_.get(), &json));
+        const std::unique_ptr<char, decltype(&std::free)> owned(json, &std::free);
+        return std::string(json);
+    }
+
+    // The daemon's GPU work of the next `seconds` (1 to 60) as Chrome trace JSON
+    // (framecl_trace()).
+    std::string trace(uint32_t seconds)
+    {
+        char* json = nullptr;
+        check(framecl_trace(client_.get(), seconds, &json));
         const std::unique_ptr<char, decltype(&std::free)> owned(json, &std::free);
         return std::string(json);
     }

@@ -3,6 +3,7 @@
 #include "envelope.hpp"
 #include "fd_passing.hpp"
 
+#include <chrono>
 #include <cstring>
 #include <poll.h>
 #include <stdexcept>
@@ -92,10 +93,34 @@ void FakeDaemon::serve(zmq::socket_t router, UniqueFd listener, FakeDaemonBehavi
     uint32_t next_session = first_session;
     UniqueFd connection;
     flatbuffers::FlatBufferBuilder builder;
+    // Submits held back by answer_submits = false, and trace replies waiting for their
+    // window to close.
+    struct HeldSubmit {
+        zmq::message_t identity;
+        uint32_t session;
+        uint64_t sequence;
+    };
+    struct PendingTrace {
+        zmq::message_t identity;
+        uint32_t request_id;
+        std::chrono::steady_clock::time_point due;
+    };
+    std::vector<HeldSubmit> held_submits;
+    std::vector<PendingTrace> pending_traces;
 
     auto reply = [&](const zmq::message_t& identity, std::span<const uint8_t> envelope) {
         router.send(zmq::buffer(identity.data(), identity.size()), zmq::send_flags::sndmore);
         router.send(zmq::buffer(envelope.data(), envelope.size()), zmq::send_flags::none);
+    };
+
+    auto sendDone = [&](const zmq::message_t& identity, uint32_t session, uint64_t sequence) {
+        builder.Clear();
+        const std::vector<flatbuffers::Offset<wire::StageTime>> stages{
+            wire::CreateStageTimeDirect(builder, "copy", 1000)};
+        reply(identity,
+              finishEnvelope(builder, wire::CreateDoneDirect(builder, session, sequence,
+                                                             wire::FrameStatus::Ok, nullptr, 1, 2,
+                                                             3, &stages)));
     };
 
     auto answerMessage = [&](const zmq::message_t& identity, const wire::Envelope& envelope) {
@@ -126,6 +151,7 @@ void FakeDaemon::serve(zmq::socket_t router, UniqueFd listener, FakeDaemonBehavi
             const auto* open = envelope.message_as_OpenSession();
             const std::string pipeline = str(open->pipeline());
             log_.opened_pipelines.push_back(pipeline);
+            log_.opened_options.push_back({open->backpressure(), open->deadline_us()});
             if (pipeline != "copy") {
                 reply(identity, finishEnvelope(
                                     builder, wire::CreateErrorReplyDirect(
@@ -164,13 +190,25 @@ void FakeDaemon::serve(zmq::socket_t router, UniqueFd listener, FakeDaemonBehavi
             const auto* submit = envelope.message_as_Submit();
             log_.submits.push_back({submit->session(), submit->input_buffer(),
                                     submit->output_buffer(), submit->sequence()});
-            if (!behaviour.answer_submits) break;
-            const std::vector<flatbuffers::Offset<wire::StageTime>> stages{
-                wire::CreateStageTimeDirect(builder, "copy", 1000)};
-            reply(identity,
-                  finishEnvelope(builder, wire::CreateDoneDirect(
-                                              builder, submit->session(), submit->sequence(),
-                                              wire::FrameStatus::Ok, nullptr, 1, 2, 3, &stages)));
+            if (!behaviour.answer_submits) {
+                held_submits.push_back({zmq::message_t(identity.data(), identity.size()),
+                                        submit->session(), submit->sequence()});
+                break;
+            }
+            sendDone(identity, submit->session(), submit->sequence());
+            break;
+        }
+        case wire::Message::TraceRequest: {
+            const auto* trace = envelope.message_as_TraceRequest();
+            log_.trace_seconds.push_back(trace->seconds());
+            // The held frames end during the window, so that their Dones reach the client
+            // while it waits for the trace.
+            for (const auto& held : held_submits)
+                sendDone(held.identity, held.session, held.sequence);
+            held_submits.clear();
+            pending_traces.push_back(
+                {zmq::message_t(identity.data(), identity.size()), trace->request_id(),
+                 std::chrono::steady_clock::now() + std::chrono::seconds(trace->seconds())});
             break;
         }
         case wire::Message::Goodbye:
@@ -239,6 +277,19 @@ void FakeDaemon::serve(zmq::socket_t router, UniqueFd listener, FakeDaemonBehavi
                                    wire::CreateRegisterBuffersReplyDirect(builder, &refusal)));
                 connection.reset();
             }
+        }
+        const auto now = std::chrono::steady_clock::now();
+        for (auto trace = pending_traces.begin(); trace != pending_traces.end();) {
+            if (trace->due > now) {
+                ++trace;
+                continue;
+            }
+            builder.Clear();
+            reply(trace->identity,
+                  finishEnvelope(builder,
+                                 wire::CreateTraceReplyDirect(builder, trace->request_id,
+                                                              behaviour.trace_json.c_str())));
+            trace = pending_traces.erase(trace);
         }
         if (connection.valid() && (items[2].revents & (ZMQ_POLLIN | ZMQ_POLLERR))) {
             auto packet = protocol::receivePacket(connection.get());

@@ -6,6 +6,7 @@
 // (tests/integration).
 
 #include "base/unique_fd.hpp"
+#include "envelope.hpp"
 
 #include <atomic>
 #include <cstdint>
@@ -22,7 +23,12 @@ namespace framecl::test {
 
 struct FakeDaemonBehaviour {
     std::string hello_error{};  // non-empty: every Hello gets this ErrorReply
-    bool answer_submits = true; // false: frames stay in flight until the daemon stops
+    // false: frames stay in flight until a TraceRequest (their Dones then come before
+    // its reply) or until the daemon stops
+    bool answer_submits = true;
+    // What a TraceReply carries; it is sent when the request's `seconds` have passed, as
+    // framecld does.
+    std::string trace_json = R"({"traceEvents": [], "displayTimeUnit": "ms"})";
     std::string buffer_error{}; // non-empty: every buffer is refused with this text
     // Non-empty: every buffer-socket connection is refused at accept with this text, the
     // way framecld refuses a user daemon.allowed_users does not name.
@@ -44,9 +50,15 @@ struct FakeDaemonLog {
     std::vector<std::string> hello_names;
     std::vector<std::string> register_tokens; // of every RegisterBuffers, binding ones included
     std::vector<Registration> registrations;
+    struct SessionOptions {
+        framecl::wire::Backpressure backpressure;
+        uint32_t deadline_us;
+    };
     std::vector<std::string> opened_pipelines;
+    std::vector<SessionOptions> opened_options; // of every OpenSession, as opened_pipelines
     std::vector<uint32_t> opened_sessions; // the ids the fake gave
     std::vector<Submitted> submits;
+    std::vector<uint32_t> trace_seconds; // of every TraceRequest
     int goodbyes = 0;
 };
 

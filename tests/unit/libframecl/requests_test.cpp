@@ -94,6 +94,54 @@ TEST_CASE("opening a session gives its output layout with packed planes")
     CHECK(output.planes[1].stride == 64);
 }
 
+TEST_CASE("a session's backpressure and deadline reach the daemon in OpenSession")
+{
+    ConnectedClient fixture;
+    uint32_t session = 0;
+    const framecl_session_options options{FRAMECL_BACKPRESSURE_REJECT, 2500};
+    REQUIRE_MESSAGE(framecl_open_session_with(fixture.client, "copy", DRM_FORMAT_R8, 16, 16,
+                                              nullptr, 0, &options, &session, nullptr) == 0,
+                    framecl_last_error(fixture.client));
+    const framecl_session_options drop{FRAMECL_BACKPRESSURE_DROP_OLDEST, 0};
+    REQUIRE(framecl_open_session_with(fixture.client, "copy", DRM_FORMAT_R8, 16, 16, nullptr, 0,
+                                      &drop, &session, nullptr) == 0);
+
+    const auto log = fixture.daemon.log();
+    REQUIRE(log.opened_options.size() == 2);
+    CHECK(log.opened_options[0].backpressure == framecl::wire::Backpressure::Reject);
+    CHECK(log.opened_options[0].deadline_us == 2500);
+    CHECK(log.opened_options[1].backpressure == framecl::wire::Backpressure::DropOldest);
+    CHECK(log.opened_options[1].deadline_us == 0);
+}
+
+TEST_CASE("a session opened without options blocks and has no deadline")
+{
+    ConnectedClient fixture;
+    fixture.openCopySession(16, 16);
+    uint32_t session = 0;
+    REQUIRE(framecl_open_session_with(fixture.client, "copy", DRM_FORMAT_R8, 16, 16, nullptr, 0,
+                                      nullptr, &session, nullptr) == 0);
+
+    const auto log = fixture.daemon.log();
+    REQUIRE(log.opened_options.size() == 2);
+    for (const auto& options : log.opened_options) {
+        CHECK(options.backpressure == framecl::wire::Backpressure::Block);
+        CHECK(options.deadline_us == 0);
+    }
+}
+
+TEST_CASE("an unknown backpressure is refused before anything is sent")
+{
+    ConnectedClient fixture;
+    uint32_t session = 0;
+    const framecl_session_options options{static_cast<framecl_backpressure>(7), 0};
+    CHECK(framecl_open_session_with(fixture.client, "copy", DRM_FORMAT_R8, 16, 16, nullptr, 0,
+                                    &options, &session, nullptr) == -EINVAL);
+    CHECK(std::string(framecl_last_error(fixture.client)) ==
+          "framecl_open_session: unknown backpressure 7");
+    CHECK(fixture.daemon.log().opened_pipelines.empty());
+}
+
 TEST_CASE("an ErrorReply fails the request with EINVAL and the daemon's text")
 {
     ConnectedClient fixture;

@@ -91,6 +91,33 @@ TEST_CASE("after a daemon restart, buffers and sessions are back under the same 
     CHECK(log.submits[0].session != session);
 }
 
+TEST_CASE("a session reopened after a daemon restart keeps its backpressure and deadline")
+{
+    ConnectedClient fixture;
+    uint32_t session = 0;
+    const framecl_session_options options{FRAMECL_BACKPRESSURE_DROP_OLDEST, 33000};
+    REQUIRE(framecl_open_session_with(fixture.client, "copy", DRM_FORMAT_R8, 16, 16, nullptr, 0,
+                                      &options, &session, nullptr) == 0);
+    const uint32_t buffer = fixture.registerBuffer(r8Layout(16, 16));
+
+    fixture.daemon.stop();
+    fixture.daemon.start();
+    // The submit finds the daemon gone, reconnects and reopens the session first.
+    REQUIRE_MESSAGE(framecl_submit(fixture.client, session, buffer, buffer, 1) == 0,
+                    framecl_last_error(fixture.client));
+    framecl_done done;
+    REQUIRE_MESSAGE(framecl_next_done(fixture.client, client_timeout_ms, &done) == 0,
+                    framecl_last_error(fixture.client));
+    CHECK(done.status == FRAMECL_FRAME_OK);
+
+    const auto log = fixture.daemon.log();
+    REQUIRE(log.opened_options.size() == 1);
+    CHECK(log.opened_options[0].backpressure == framecl::wire::Backpressure::DropOldest);
+    CHECK(log.opened_options[0].deadline_us == 33000);
+    REQUIRE(log.submits.size() == 1);
+    CHECK(log.submits[0].session == log.opened_sessions.at(0));
+}
+
 TEST_CASE("a daemon that stays away makes calls fail with ENOTCONN once the timeout has passed")
 {
     ConnectedClient fixture;
