@@ -106,6 +106,11 @@ public:
         auto it = clients_.find(client);
         return it == clients_.end() ? nullptr : &it->second.waiting;
     }
+    const std::deque<Frame>* waiting(ClientId client) const
+    {
+        auto it = clients_.find(client);
+        return it == clients_.end() ? nullptr : &it->second.waiting;
+    }
 
     size_t waitingCount() const
     {
