@@ -47,6 +47,13 @@ struct ReplayDispatch {
     cl_uint dims = 2;
     std::array<size_t, 2> global{};
     std::array<size_t, 2> local{}; // {0, 0}: the runtime chooses
+    // The global work offset: a tile of a larger dispatch starts here (kernels index
+    // with get_global_id, which includes it).
+    std::array<size_t, 2> offset{};
+    // Flush the queue after this dispatch so that a higher-priority GPU context can run
+    // before the next one (guide §3.3.2): set between the tiles of one dispatch. Only
+    // the off mode can honour it; a recording is enqueued as a whole.
+    bool flush_after = false;
 };
 
 // One frame-dependent kernel argument: a buffer handle, a plane offset or a stride.
@@ -75,8 +82,11 @@ public:
 // update names a dispatch that does not exist or holds more than 8 bytes. The Replay
 // keeps what it needs of `gpu` (queue, context, entry points) alive itself; the
 // kernels are shared with `dispatches`, so their arguments must not be changed by
-// others while the Replay lives. Each frame's updates should name the same arguments
-// as `initial`; the modes do not agree on what an argument left out holds.
+// others while the Replay still enqueues frames (frames already enqueued keep what
+// they ran with, so a Replay recorded anew may bind them while the old one's frames
+// finish). Several dispatches may share a kernel (the tiles of one dispatch). Each
+// frame's updates should name the same arguments as `initial`; the modes do not agree
+// on what an argument left out holds.
 Result<std::unique_ptr<Replay>> makeReplay(RecordingMode mode, const GpuContext& gpu,
                                            std::vector<ReplayDispatch> dispatches,
                                            const std::vector<ArgUpdate>& initial);

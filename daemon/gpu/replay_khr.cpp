@@ -69,11 +69,12 @@ Result<void> record(const VendorEntryPoints& vendor, cl_command_queue queue,
         handles->assign(dispatches.size(), nullptr);
     for (size_t i = 0; i < dispatches.size(); ++i) {
         const ReplayDispatch& dispatch = dispatches[i];
+        // dispatch.flush_after cannot be honoured: nothing flushes inside a command buffer.
         // command_queue is NULL: without cl_khr_command_buffer_multi_device a command
         // goes to the buffer's one queue.
         err = vendor.clCommandNDRangeKernelKHR(buffer.get(), nullptr, handles ? mutable_arguments : nullptr,
-                                               recorded.kernels[i](), dispatch.dims, nullptr, dispatch.global.data(),
-                                               localSize(dispatch), 0, nullptr, nullptr,
+                                               recorded.kernels[i](), dispatch.dims, dispatch.offset.data(),
+                                               dispatch.global.data(), localSize(dispatch), 0, nullptr, nullptr,
                                                handles ? &(*handles)[i] : nullptr);
         if (err != CL_SUCCESS)
             return fail(clFailure("clCommandNDRangeKernelKHR", err, dispatch.name));

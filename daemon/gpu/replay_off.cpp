@@ -1,6 +1,7 @@
 // gpu.recording = off: nothing is recorded. Each frame sets the arguments that name its
 // buffers and enqueues every dispatch on the live queue; the dispatches were checked
-// when the session opened, so the frame does no more than that.
+// when the session opened, so the frame does no more than that. A flush between the
+// tiles of one dispatch lets a higher-priority GPU context in (guide §3.3.2).
 
 #include "gpu/cl_error.hpp"
 #include "gpu/replay_modes.hpp"
@@ -28,12 +29,16 @@ public:
         events.reserve(dispatches_.size());
         for (const ReplayDispatch& dispatch : dispatches_) {
             cl_event event = nullptr;
-            const cl_int err = clEnqueueNDRangeKernel(queue_(), dispatch.kernel(), dispatch.dims, nullptr,
-                                                      dispatch.global.data(), localSize(dispatch), 0, nullptr,
-                                                      &event);
+            const cl_int err = clEnqueueNDRangeKernel(queue_(), dispatch.kernel(), dispatch.dims,
+                                                      dispatch.offset.data(), dispatch.global.data(),
+                                                      localSize(dispatch), 0, nullptr, &event);
             if (err != CL_SUCCESS)
                 return fail(clFailure("clEnqueueNDRangeKernel", err, dispatch.name));
             events.emplace_back(event); // takes the reference the enqueue returned
+            if (dispatch.flush_after) {
+                if (const cl_int flushed = clFlush(queue_()); flushed != CL_SUCCESS)
+                    return fail(clFailure("clFlush", flushed, dispatch.name) + " (between tiles)");
+            }
         }
         return events;
     }

@@ -93,7 +93,8 @@ Result<std::unique_ptr<Replay>> makeRecordingReplay(const GpuContext& gpu, std::
     if (auto set = setArguments(dispatches, initial); !set)
         return tl::unexpected(set.error());
     for (const ReplayDispatch& dispatch : dispatches) {
-        err = vendor.clEnqueueNDRangeKernel(recordable(), dispatch.kernel(), dispatch.dims, nullptr,
+        // dispatch.flush_after cannot be honoured: a flush inside a recording is not recorded.
+        err = vendor.clEnqueueNDRangeKernel(recordable(), dispatch.kernel(), dispatch.dims, dispatch.offset.data(),
                                             dispatch.global.data(), localSize(dispatch), 0, nullptr, nullptr);
         if (err != CL_SUCCESS)
             return fail(clFailure("clEnqueueNDRangeKernel", err, dispatch.name) + " (recording)");

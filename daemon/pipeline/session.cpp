@@ -12,6 +12,7 @@
 #include "gpu/cl_error.hpp"
 #include "gpu/vendor_extensions.hpp"
 #include "memory/intermediate_planner.hpp"
+#include "pipeline/recorded_sequence.hpp"
 
 namespace framecl::pipeline {
 namespace {
@@ -284,15 +285,28 @@ Result<std::unique_ptr<Session>> Session::open(const gpu::GpuContext& gpu,
             for (size_t axis = 0; axis < 2; ++axis)
                 if (local[axis] > 0)
                     global[axis] = (global[axis] + local[axis] - 1) / local[axis] * local[axis];
-            gpu::ReplayDispatch replay{name, std::move(kernel), plan.dims, global, local};
-            session->dispatches_.push_back(std::move(replay));
-            session->dispatch_stage_.push_back(uint32_t(k));
+            gpu::ReplayDispatch whole{name, std::move(kernel), plan.dims, global, local};
+            const DispatchShape shape{plan.dims, global, local, plan.tileable_axes};
+            session->dispatches_.push_back({std::move(whole), shape, uint32_t(k), plan.kernel, {}, {}});
         }
     }
+
+    // The kernel-time budget: seed each prediction, then cut the dispatches for it.
+    session->kernel_budget_ns_ = options.kernel_budget_ns;
+    session->stage_counters_.resize(stages.size());
+    if (options.assumed_ns_per_item) {
+        for (PlannedDispatch& planned : session->dispatches_)
+            planned.cost.ns_per_item = *options.assumed_ns_per_item;
+    } else if (options.kernel_budget_ns > 0) {
+        if (auto calibrated = session->calibrate(); !calibrated)
+            return fail(fmt::format("calibrating for gpu.kernel_budget_ms: {}", calibrated.error().message));
+    }
+    session->planAllTiles();
     return session;
 }
 
-std::vector<gpu::ArgUpdate> Session::frameUpdates(const FrameBuffer& in, const FrameBuffer& out) const
+std::vector<gpu::ArgUpdate> Session::frameUpdates(const FrameBuffer& in, const FrameBuffer& out,
+                                                  const std::vector<uint32_t>& first_tile) const
 {
     std::vector<gpu::ArgUpdate> updates;
     updates.reserve(frame_args_.size() * 3);
@@ -300,9 +314,11 @@ std::vector<gpu::ArgUpdate> Session::frameUpdates(const FrameBuffer& in, const F
         const FrameBuffer& buffer = arg.output ? out : in;
         const cl_uint offset = buffer.layout->planes[arg.plane].offset;
         const cl_uint stride = buffer.layout->planes[arg.plane].stride;
-        updates.push_back(update(arg.dispatch, arg.index, &buffer.mem, sizeof buffer.mem));
-        updates.push_back(update(arg.dispatch, arg.index + 1, &offset, sizeof offset));
-        updates.push_back(update(arg.dispatch, arg.index + 2, &stride, sizeof stride));
+        for (uint32_t tile = first_tile[arg.dispatch]; tile < first_tile[arg.dispatch + 1]; ++tile) {
+            updates.push_back(update(tile, arg.index, &buffer.mem, sizeof buffer.mem));
+            updates.push_back(update(tile, arg.index + 1, &offset, sizeof offset));
+            updates.push_back(update(tile, arg.index + 2, &stride, sizeof stride));
+        }
     }
     return updates;
 }
@@ -319,44 +335,61 @@ Result<void> Session::checkOutput(const framecl_frame_layout& layout) const
 
 Result<EnqueuedFrame> Session::enqueue(const FrameBuffer& in, const FrameBuffer& out)
 {
-    const std::vector<gpu::ArgUpdate> updates = frameUpdates(in, out);
-    if (!replay_) {
-        // Recorded at the first frame: a recording captures every argument, and only
-        // now are there buffers to name.
-        auto replay = gpu::makeReplay(recording_, *gpu_, dispatches_, updates);
-        if (!replay)
+    if (!sequence_) {
+        // Recorded at the first frame, and again after a re-plan: a recording captures
+        // every argument, and only now are there buffers to name.
+        auto recorded = record(in, out);
+        if (!recorded)
             return fail(fmt::format("recording the pipeline ({}): {}", gpu::recordingModeName(recording_),
-                                    replay.error().message));
-        replay_ = std::move(*replay);
-        dispatches_.clear(); // the recording holds its own references to the kernels
+                                    recorded.error().message));
+        sequence_ = std::move(*recorded);
     }
-    auto events = replay_->enqueue(updates);
+    cl::Event recording_start;
+    if (kernel_budget_ns_ > 0 && !sequence_->events_per_tile) {
+        cl_event marker = nullptr;
+        if (cl_int err = clEnqueueMarkerWithWaitList(gpu_->queue()(), 0, nullptr, &marker); err != CL_SUCCESS)
+            return fail(gpu::clFailure("clEnqueueMarkerWithWaitList", err, "the start of a recording"));
+        recording_start = cl::Event(marker); // takes the reference the enqueue returned
+    }
+    auto events = sequence_->replay->enqueue(frameUpdates(in, out, sequence_->first_tile));
     if (!events)
         return tl::unexpected(events.error());
-    return EnqueuedFrame{std::move(*events)};
+    const bool first = sequence_->frames_enqueued++ == 0;
+    return EnqueuedFrame{std::move(*events), sequence_, std::move(recording_start), first};
 }
 
-std::vector<std::pair<std::string, uint64_t>> Session::stageTimes(const EnqueuedFrame& frame) const
+Result<std::shared_ptr<RecordedSequence>> Session::record(const FrameBuffer& in, const FrameBuffer& out) const
 {
-    const auto elapsed = [](const cl::Event& event) -> uint64_t {
-        cl_ulong start = 0, end = 0;
-        if (event.getProfilingInfo(CL_PROFILING_COMMAND_START, &start) != CL_SUCCESS ||
-            event.getProfilingInfo(CL_PROFILING_COMMAND_END, &end) != CL_SUCCESS || end < start)
-            return 0;
-        return end - start;
-    };
-    if (frame.events.size() != dispatch_stage_.size()) {
-        uint64_t total = 0;
-        for (const auto& event : frame.events)
-            total += elapsed(event);
-        return {{"recording", total}};
+    auto sequence = std::make_shared<RecordedSequence>();
+    sequence->events_per_tile = recording_ == gpu::RecordingMode::Off;
+    std::vector<gpu::ReplayDispatch> recorded;
+    for (uint32_t d = 0; d < dispatches_.size(); ++d) {
+        const PlannedDispatch& planned = dispatches_[d];
+        const uint32_t count = uint32_t(planned.tiles.size());
+        sequence->first_tile.push_back(uint32_t(recorded.size()));
+        for (uint32_t t = 0; t < count; ++t) {
+            // Shares the session's kernel with the tiles of every sequence recorded. An
+            // older sequence still finishing frames is not enqueued again, and each mode
+            // has already taken what it replays of the arguments (a list at its
+            // enqueues, a recording or command buffer when recorded), so binding this
+            // one's initial arguments leaves those frames alone.
+            gpu::ReplayDispatch tile = planned.whole;
+            tile.offset = planned.tiles[t].offset;
+            tile.global = planned.tiles[t].global;
+            if (count > 1)
+                tile.name += fmt::format(" tile {}/{}", t + 1, count);
+            tile.flush_after = t + 1 < count;
+            recorded.push_back(std::move(tile));
+            sequence->tiles.push_back({d, t, count, workItems(planned.tiles[t].global)});
+        }
     }
-    std::vector<std::pair<std::string, uint64_t>> times;
-    for (const auto& name : stage_names_)
-        times.emplace_back(name, 0);
-    for (size_t i = 0; i < frame.events.size(); ++i)
-        times[dispatch_stage_[i]].second += elapsed(frame.events[i]);
-    return times;
+    sequence->first_tile.push_back(uint32_t(recorded.size()));
+
+    auto replay = gpu::makeReplay(recording_, *gpu_, std::move(recorded), frameUpdates(in, out, sequence->first_tile));
+    if (!replay)
+        return tl::unexpected(replay.error());
+    sequence->replay = std::move(*replay);
+    return sequence;
 }
 
 } // namespace framecl::pipeline

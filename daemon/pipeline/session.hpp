@@ -6,10 +6,17 @@
 // A frame then changes only the arguments naming its input and output buffers, and
 // replays the dispatches the way gpu.recording chose — nothing is allocated and
 // nothing blocks on the frame path.
+//
+// Under a kernel-time budget (DESIGN.md, Scheduler) each dispatch whose plan marks an
+// axis tileable is recorded as tiles with global offsets, as many as its predicted
+// time needs (pipeline/tile_plan.hpp); the prediction is calibrated at open and
+// corrected by each completed frame, and the tiles re-planned when it drifts
+// (session_budget.cpp).
 
 #include <array>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,7 +26,9 @@
 #include "framecl/format.h"
 #include "gpu/context.hpp"
 #include "gpu/replay.hpp"
+#include "pipeline/dispatch_cost.hpp"
 #include "pipeline/pipeline_definition.hpp"
+#include "pipeline/tile_plan.hpp"
 
 namespace framecl::pipeline {
 
@@ -36,10 +45,45 @@ struct FrameBuffer {
     const framecl_frame_layout* layout;
 };
 
-// The work of one frame in flight: one event per dispatch, or one for the whole
-// recording.
+// The dispatches a session records, each dispatch cut into its tiles; defined in
+// pipeline/recorded_sequence.hpp.
+struct RecordedSequence;
+
+// The work of one frame in flight: one event per dispatch and tile (recording off), or
+// one for the whole recording. It keeps the recorded sequence that ran it alive until
+// it is dropped, since a re-planned session records a new one while frames of the old
+// are still in flight.
 struct EnqueuedFrame {
     std::vector<cl::Event> events;
+    std::shared_ptr<const RecordedSequence> sequence;
+    // Under a kernel-time budget, a marker enqueued just before a recording: the
+    // recording ran from its end to the end of the recording's event. (PoCL profiles a
+    // command buffer's event as its own closing marker only, not its dispatches.)
+    cl::Event recording_start;
+    // The first frame of its sequence: it pays what a driver finishes building at a
+    // recording's (or a new offset's) first enqueue, so it does not teach the prediction.
+    bool first_of_sequence = false;
+};
+
+// The kernel-time budget as one stage of a session met it (DESIGN.md, Scheduler).
+struct StageBudget {
+    std::string stage;
+    uint32_t tiles = 0;           // in the current plan, all dispatches of the stage
+    uint64_t dispatches_run = 0;  // dispatches and tiles of completed frames
+    uint64_t overruns = 0;        // those longer than the budget
+    uint64_t untileable = 0;      // dispatches run whole, though predicted over budget
+    uint64_t longest_ns = 0;      // the longest dispatch or tile
+    // Times were estimated from a whole recording's time (the prediction scaled to it)
+    // rather than measured per dispatch.
+    bool estimated = false;
+    double ns_per_item = 0; // the current prediction of the stage's first dispatch
+};
+
+// One dispatch or tile of a completed frame, for a trace.
+struct DispatchSlice {
+    uint32_t stage;   // index into stageNames(); 0 for a whole recording
+    std::string name; // "sobel_3x3", "sobel_3x3 tile 2/5", or "recording"
+    uint64_t start_ns, end_ns; // profiling timestamps, on the device clock
 };
 
 // How one stage runs, as the tuner chose (pipeline/tuner.hpp) or framecl-bench asks:
@@ -59,6 +103,14 @@ struct SessionOptions {
     // intermediates a stage negotiates (a scaler may ask for far more than it reads).
     // 0: no limit.
     uint64_t max_frame_pixels = 0;
+    // gpu.kernel_budget_ms: every dispatch whose plan marks an axis tileable is cut into
+    // tiles along it so that each is predicted to take less than this. 0: dispatches run
+    // whole, and nothing is calibrated.
+    uint64_t kernel_budget_ns = 0;
+    // Predict this many ns per work item for every dispatch instead of calibrating when
+    // the session opens (tests; and to force a prediction wrong). Frames still correct it.
+    // (Its "{}" lets positional initializers that stop before it pass -Wextra.)
+    std::optional<double> assumed_ns_per_item{};
 };
 
 class Session {
@@ -82,13 +134,34 @@ public:
     Result<void> checkOutput(const framecl_frame_layout& layout) const;
 
     // Enqueues one frame reading `in` and writing `out`, whose layouts passed the
-    // checks above. Returns at once.
+    // checks above. Returns at once. The first frame, and the first after the tiles were
+    // re-planned, records the dispatches first.
     Result<EnqueuedFrame> enqueue(const FrameBuffer& in, const FrameBuffer& out);
 
+    // Tells the session that `frame` completed, `wall_ns` after it was enqueued: its
+    // times correct the cost predictions and count in budgetStats(). With one event per
+    // dispatch the times are each tile's own; with one for a recording, every prediction
+    // is scaled by the recording's time over its predicted time (the profiled time, or
+    // `wall_ns` where the event carries none). A dispatch whose prediction drifted more
+    // than 2x from what its tiles were planned with is re-planned, and the next frame
+    // records the new tiles. Call it on the thread that enqueues.
+    void frameCompleted(const EnqueuedFrame& frame, uint64_t wall_ns);
+
+    // The budget per stage, in stage order, over the frames passed to frameCompleted.
+    std::vector<StageBudget> budgetStats() const;
+
     // GPU time of each stage of a completed frame: one entry per stage when each
-    // dispatch has its own event; one entry, "recording", when the frame ran as one
-    // recording.
+    // dispatch has its own event (its tiles summed); one entry, "recording", when the
+    // frame ran as one recording.
     std::vector<std::pair<std::string, uint64_t>> stageTimes(const EnqueuedFrame& frame) const;
+
+    // The profiled dispatches and tiles of a completed frame, in order; those whose
+    // event carries no profiling are left out.
+    std::vector<DispatchSlice> dispatchSlices(const EnqueuedFrame& frame) const;
+
+    // The GPU time of a completed frame: its events' profiled durations summed; 0 when
+    // none carries profiling.
+    uint64_t gpuNs(const EnqueuedFrame& frame) const;
 
 private:
     // Three consecutive kernel arguments (buffer, plane offset, plane stride) that the
@@ -100,23 +173,55 @@ private:
         uint32_t plane;
     };
 
+    // One dispatch of a stage's plan, whole, with its prediction and its current tiles.
+    struct PlannedDispatch {
+        gpu::ReplayDispatch whole;
+        DispatchShape shape;
+        uint32_t stage;
+        std::string kernel; // the kernel's name, for trace slices
+        DispatchCost cost;
+        std::vector<Tile> tiles; // the whole dispatch as one tile when not cut
+    };
+
+    // What frameCompleted counted for one stage.
+    struct StageCounters {
+        uint64_t dispatches_run = 0;
+        uint64_t overruns = 0;
+        uint64_t untileable = 0;
+        uint64_t longest_ns = 0;
+        bool estimated = false;
+    };
+
     Session(const gpu::GpuContext& gpu, std::shared_ptr<const PipelineDefinition> pipeline, FrameShape input)
         : gpu_(&gpu), pipeline_(std::move(pipeline)), input_(input)
     {
     }
-    std::vector<gpu::ArgUpdate> frameUpdates(const FrameBuffer& in, const FrameBuffer& out) const;
+    // The frame's arguments for every recorded dispatch: `first_tile[d]` up to
+    // `first_tile[d + 1]` are the recorded dispatches of session dispatch d.
+    std::vector<gpu::ArgUpdate> frameUpdates(const FrameBuffer& in, const FrameBuffer& out,
+                                             const std::vector<uint32_t>& first_tile) const;
+    // Seeds every prediction by calibrateNsPerItem on scratch frames (session_budget.cpp).
+    Result<void> calibrate();
+    // Cuts each dispatch into tiles for its prediction under the budget.
+    void planAllTiles();
+    // Records the current tiles for the recording mode, with `in` and `out` bound.
+    Result<std::shared_ptr<RecordedSequence>> record(const FrameBuffer& in, const FrameBuffer& out) const;
+    // Counts one dispatch or tile of `stage` that took `ns` in budgetStats().
+    void countDispatch(uint32_t stage, uint64_t ns, bool estimated);
 
     const gpu::GpuContext* gpu_;
     std::shared_ptr<const PipelineDefinition> pipeline_;
     FrameShape input_;
     FrameShape output_{};
     std::vector<std::string> stage_names_;
-    std::vector<uint32_t> dispatch_stage_; // stage of each dispatch
-    std::vector<cl::Buffer> buffers_;      // device and on-chip intermediates, plan constants
+    std::vector<cl::Buffer> buffers_; // device and on-chip intermediates, plan constants
     std::vector<FrameArg> frame_args_;
-    std::vector<gpu::ReplayDispatch> dispatches_; // until the first frame records them
+    // Kept after recording: a re-plan records them anew.
+    std::vector<PlannedDispatch> dispatches_;
     gpu::RecordingMode recording_ = gpu::RecordingMode::Off;
-    std::unique_ptr<gpu::Replay> replay_;
+    uint64_t kernel_budget_ns_ = 0;
+    std::shared_ptr<RecordedSequence> sequence_; // none before the first frame and after a re-plan
+    std::vector<StageCounters> stage_counters_;  // one per stage
     size_t onchip_count_ = 0;
     uint64_t onchip_bytes_ = 0;
 };

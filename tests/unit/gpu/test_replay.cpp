@@ -114,9 +114,15 @@ public:
     // Runs one frame of `replay` into a zeroed output and reads the output back.
     std::vector<cl_uint> run(Replay& replay, size_t input, size_t output) const
     {
+        return run(replay, frame(input, output), output);
+    }
+
+    // The same with the frame's `updates` as given (they must name output `output`).
+    std::vector<cl_uint> run(Replay& replay, const std::vector<ArgUpdate>& updates, size_t output) const
+    {
         const size_t bytes = kElements * sizeof(cl_uint);
         REQUIRE(gpu_.queue().enqueueFillBuffer(outputs_[output], cl_uint{0}, 0, bytes) == CL_SUCCESS);
-        auto events = replay.enqueue(frame(input, output));
+        auto events = replay.enqueue(updates);
         REQUIRE_MESSAGE(events.has_value(), (events ? "" : events.error().message));
         REQUIRE_FALSE(events->empty());
         REQUIRE(cl::WaitForEvents(*events) == CL_SUCCESS);
@@ -140,6 +146,39 @@ private:
 // (input, output) per frame: every pair differs from the one before it, and the last
 // comes back after others (a command buffer reused after the arguments changed).
 const std::vector<std::pair<size_t, size_t>> kFrames = {{0, 0}, {1, 1}, {2, 0}, {0, 1}, {1, 0}, {1, 1}};
+
+// Each of `whole` cut into `count` tiles along X, each with its global offset, as a
+// session's tile plan does: extents a multiple of the local size (where one is set), the
+// last tile taking the rest, a flush asked for between tiles.
+std::vector<ReplayDispatch> tiled(const std::vector<ReplayDispatch>& whole, size_t count)
+{
+    std::vector<ReplayDispatch> tiles;
+    for (const ReplayDispatch& dispatch : whole) {
+        const size_t granule = dispatch.local[0] ? dispatch.local[0] : 1;
+        const size_t granules = (dispatch.global[0] + granule - 1) / granule;
+        const size_t extent = (granules + count - 1) / count * granule;
+        for (size_t t = 0; t < count; ++t) {
+            ReplayDispatch tile = dispatch;
+            tile.offset = {t * extent, 0};
+            tile.global = {t + 1 < count ? extent : dispatch.global[0] - t * extent, 1};
+            tile.flush_after = t + 1 < count;
+            tiles.push_back(tile);
+        }
+    }
+    return tiles;
+}
+
+// `updates` of whole dispatches, repeated for each of their `count` tiles.
+std::vector<ArgUpdate> tiledUpdates(const std::vector<ArgUpdate>& updates, size_t count)
+{
+    std::vector<ArgUpdate> each;
+    for (const ArgUpdate& update : updates)
+        for (size_t t = 0; t < count; ++t) {
+            each.push_back(update);
+            each.back().dispatch = uint32_t(update.dispatch * count + t);
+        }
+    return each;
+}
 
 std::unique_ptr<Replay> replayFor(RecordingMode mode, const GpuContext& gpu, const ThreeStages& stages)
 {
@@ -293,6 +332,31 @@ TEST_CASE("off, khr and qcom give the same bytes")
     }
     CHECK(outputs[0] == outputs[1]);
     CHECK(outputs[0] == outputs[2]);
+}
+
+TEST_CASE("dispatches cut into tiles with global offsets give the CPU reference in off, khr and qcom")
+{
+    test::QcomEmulation emulation;
+    auto gpu = emulation.openGpu(256 * 1024);
+    ThreeStages stages(*gpu, 3, 2);
+    constexpr size_t kTiles = 3; // 333, 333 and 331 elements; 336, 336 and 328 for the local size of 8
+    for (RecordingMode mode : {RecordingMode::Off, RecordingMode::Khr, RecordingMode::Qcom}) {
+        CAPTURE(recordingModeName(mode));
+        auto replay = makeReplay(mode, *gpu, tiled(stages.dispatches(), kTiles), tiledUpdates(stages.frame(0, 0), kTiles));
+        REQUIRE_MESSAGE(replay.has_value(), (replay ? "" : replay.error().message));
+        for (const auto& [input, output] : kFrames)
+            CHECK(stages.run(**replay, tiledUpdates(stages.frame(input, output), kTiles), output) ==
+                  cpuReference(stages.inputValues(input)));
+        if (mode == RecordingMode::Off) {
+            auto events = (*replay)->enqueue(tiledUpdates(stages.frame(0, 0), kTiles));
+            REQUIRE(events.has_value());
+            CHECK(events->size() == 3 * kTiles); // one per tile
+            CHECK(cl::WaitForEvents(*events) == CL_SUCCESS);
+        }
+    }
+    CHECK(emulation.log().argument_errors.empty());
+    REQUIRE(emulation.log().recordings.size() == 1);
+    CHECK(emulation.log().recordings[0].dispatches == 3 * kTiles); // each tile a recorded dispatch
 }
 
 TEST_CASE("khr records one command buffer per distinct set of frame arguments")

@@ -1,0 +1,58 @@
+#include "pipeline/calibration.hpp"
+
+#include "gpu/cl_error.hpp"
+#include "pipeline/dispatch_cost.hpp"
+
+namespace framecl::pipeline {
+namespace {
+
+// Enqueues `slice` of `dispatch` on `queue`, waits for it and returns its profiled time.
+Result<uint64_t> timeSlice(const cl::CommandQueue& queue, const gpu::ReplayDispatch& dispatch, const Tile& slice)
+{
+    const bool chosen = dispatch.local[0] != 0 || dispatch.local[1] != 0;
+    cl_event raw = nullptr;
+    cl_int err = clEnqueueNDRangeKernel(queue(), dispatch.kernel(), dispatch.dims, slice.offset.data(),
+                                        slice.global.data(), chosen ? dispatch.local.data() : nullptr, 0, nullptr,
+                                        &raw);
+    if (err != CL_SUCCESS)
+        return fail(gpu::clFailure("clEnqueueNDRangeKernel", err, dispatch.name) + " (calibration)");
+    const cl::Event event(raw); // takes the reference the enqueue returned
+    if (err = event.wait(); err != CL_SUCCESS)
+        return fail(gpu::clFailure("clWaitForEvents", err, dispatch.name) + " (calibration)");
+    const auto span = profiledSpan(event);
+    return span ? span->ns() : 0;
+}
+
+} // namespace
+
+Result<double> calibrateNsPerItem(const cl::CommandQueue& queue, const gpu::ReplayDispatch& dispatch,
+                                  const DispatchShape& shape, uint64_t budget_ns)
+{
+    // A probe of one granule first, run twice and timed the second time: a driver may
+    // build the kernel for its work-group size at the first enqueue (PoCL does), which
+    // no frame pays. Then, where the probe says more fits in half the budget, a larger
+    // slice for a steadier figure; so no calibration run itself outlasts the budget by
+    // much.
+    const Tile probe = calibrationSlice(shape, 1);
+    if (auto warm = timeSlice(queue, dispatch, probe); !warm)
+        return tl::unexpected(warm.error());
+    auto probe_ns = timeSlice(queue, dispatch, probe);
+    if (!probe_ns)
+        return tl::unexpected(probe_ns.error());
+    const double probe_items = double(workItems(probe.global));
+    const double per_item = double(*probe_ns) / probe_items;
+    if (!tileAxis(shape) || !(per_item > 0))
+        return per_item;
+    const double fitting = 0.5 * double(budget_ns) / (per_item * probe_items);
+    if (fitting < 2)
+        return per_item;
+    const Tile slice = calibrationSlice(shape, size_t(fitting));
+    if (slice == probe)
+        return per_item;
+    auto slice_ns = timeSlice(queue, dispatch, slice);
+    if (!slice_ns)
+        return tl::unexpected(slice_ns.error());
+    return *slice_ns > 0 ? double(*slice_ns) / double(workItems(slice.global)) : per_item;
+}
+
+} // namespace framecl::pipeline

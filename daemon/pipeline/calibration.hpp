@@ -1,0 +1,19 @@
+#pragma once
+// The short calibration that seeds a session's cost predictions when it opens with a
+// kernel-time budget (DESIGN.md, Scheduler): each dispatch run on a slice of its tile
+// axis (tile_plan.hpp, calibrationSlice) and timed by its profiling event.
+
+#include "base/result.hpp"
+#include "gpu/replay.hpp"
+#include "pipeline/tile_plan.hpp"
+
+namespace framecl::pipeline {
+
+// Nanoseconds per work item of `dispatch`, of shape `shape`, whose every argument is
+// set, frame buffers included: calibration slices sized to stay within `budget_ns`
+// run on `queue` (a profiling queue) and waited for. 0 when the event carries no profiling or the slice was too
+// short for the device clock. Fails with the OpenCL call and the dispatch's name.
+Result<double> calibrateNsPerItem(const cl::CommandQueue& queue, const gpu::ReplayDispatch& dispatch,
+                                  const DispatchShape& shape, uint64_t budget_ns);
+
+} // namespace framecl::pipeline

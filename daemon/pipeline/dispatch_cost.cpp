@@ -1,0 +1,28 @@
+#include "pipeline/dispatch_cost.hpp"
+
+namespace framecl::pipeline {
+
+void DispatchCost::learn(double measured)
+{
+    if (!(measured > 0))
+        return; // a dispatch too short for the device clock tells nothing
+    ns_per_item = ns_per_item > 0 ? ns_per_item + cost_smoothing * (measured - ns_per_item) : measured;
+}
+
+bool DispatchCost::drifted() const
+{
+    if (planned_ns_per_item <= 0)
+        return ns_per_item > 0;
+    return ns_per_item > cost_drift * planned_ns_per_item || ns_per_item * cost_drift < planned_ns_per_item;
+}
+
+std::optional<ProfiledSpan> profiledSpan(const cl::Event& event)
+{
+    cl_ulong start = 0, end = 0;
+    if (event.getProfilingInfo(CL_PROFILING_COMMAND_START, &start) != CL_SUCCESS ||
+        event.getProfilingInfo(CL_PROFILING_COMMAND_END, &end) != CL_SUCCESS || end < start || end == 0)
+        return std::nullopt;
+    return ProfiledSpan{start, end};
+}
+
+} // namespace framecl::pipeline

@@ -1,0 +1,44 @@
+#pragma once
+// What a session predicts a dispatch to cost (DESIGN.md, Scheduler): nanoseconds per
+// work item, a moving average of measured values, and the value its tiles were last
+// planned with, so that a drift can be seen.
+
+#include <cstdint>
+#include <optional>
+
+#include <CL/opencl.hpp>
+
+namespace framecl::pipeline {
+
+// Weight of a new measurement in the moving average: one frame's time moves the
+// prediction a quarter of the way, so a single slow frame (another context on the
+// GPU, a clock change) does not re-plan the tiles, while a lasting change does within
+// a few frames.
+inline constexpr double cost_smoothing = 0.25;
+
+// A prediction that moves this many times away from the planned value, either way,
+// re-plans the dispatch's tiles (issue 6: "re-planned when it drifts by more than 2x").
+inline constexpr double cost_drift = 2.0;
+
+struct DispatchCost {
+    double ns_per_item = 0;         // the prediction; 0 until seeded or measured
+    double planned_ns_per_item = 0; // what the current tiles were planned with
+
+    // Moves the prediction toward `measured` ns per item; the first measurement of an
+    // unseeded dispatch is taken as it is.
+    void learn(double measured);
+
+    // Whether the prediction moved more than cost_drift times from the planned value.
+    bool drifted() const;
+};
+
+// The profiled start and end of `event` on the device clock, if it carries them (an
+// event of a cl_khr_command_buffer enqueue may not, on PoCL).
+struct ProfiledSpan {
+    uint64_t start_ns;
+    uint64_t end_ns;
+    uint64_t ns() const { return end_ns - start_ns; }
+};
+std::optional<ProfiledSpan> profiledSpan(const cl::Event& event);
+
+} // namespace framecl::pipeline

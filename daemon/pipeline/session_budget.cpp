@@ -1,0 +1,291 @@
+// The kernel-time budget of a session (DESIGN.md, Scheduler; issue 6): the calibration
+// that seeds each dispatch's cost prediction, the tile plan made from it, the frames'
+// times that correct it and re-plan the tiles when it drifts, and the statistics and
+// trace slices of completed frames.
+
+#include <algorithm>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "base/log.hpp"
+#include "gpu/cl_error.hpp"
+#include "pipeline/calibration.hpp"
+#include "pipeline/recorded_sequence.hpp"
+#include "pipeline/session.hpp"
+
+namespace framecl::pipeline {
+namespace {
+
+// A device buffer of `bytes` for calibration, or undefined content for an output. The
+// input is what a camera gives a filter at its costliest: flat areas (bands of two
+// levels, 64 bytes wide) under a sensor's small noise, in which a data-dependent filter
+// such as a mean shift finds every neighbour in range; uniform noise would make it look
+// four times cheaper than a camera frame does. Fixed seed: the same every time.
+Result<cl::Buffer> scratchBuffer(const gpu::GpuContext& gpu, uint64_t bytes, bool random)
+{
+    std::vector<uint8_t> content;
+    if (random) {
+        content.resize(bytes);
+        uint64_t state = 0x9E3779B97F4A7C15ull;
+        for (size_t i = 0; i < content.size(); ++i) {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            const int level = (i / 64) % 2 ? 180 : 50;
+            content[i] = uint8_t(level + int(state & 15) - 8);
+        }
+    }
+    cl_int err = CL_SUCCESS;
+    cl::Buffer buffer(gpu.context(), CL_MEM_READ_WRITE | (random ? CL_MEM_COPY_HOST_PTR : 0), bytes,
+                      random ? content.data() : nullptr, &err);
+    if (err != CL_SUCCESS)
+        return fail(gpu::clFailure("clCreateBuffer", err, fmt::format("a calibration frame of {} bytes", bytes)));
+    return buffer;
+}
+
+// Sets every update on the whole dispatch it names (not a recording's tile: the
+// calibration runs the session's own kernels).
+template <typename Dispatches>
+Result<void> bindUpdates(const Dispatches& dispatches, const std::vector<gpu::ArgUpdate>& updates)
+{
+    for (const gpu::ArgUpdate& update : updates) {
+        const gpu::ReplayDispatch& whole = dispatches[update.dispatch].whole;
+        if (cl_int err = clSetKernelArg(whole.kernel(), update.arg_index, update.size, update.value.data());
+            err != CL_SUCCESS)
+            return fail(gpu::clFailure("clSetKernelArg", err, fmt::format("{} argument {}", whole.name,
+                                                                           update.arg_index)));
+    }
+    return {};
+}
+
+// Whether each recorded dispatch of `frame` has its own event (recording off).
+bool eventsPerTile(const EnqueuedFrame& frame)
+{
+    return frame.sequence && frame.sequence->events_per_tile && frame.events.size() == frame.sequence->tiles.size();
+}
+
+// The profiled span of a frame that ran as one recording: from the end of the marker
+// enqueued before it, where there is one, to the end of the recording's event.
+std::optional<ProfiledSpan> recordingSpan(const EnqueuedFrame& frame)
+{
+    if (frame.events.empty())
+        return std::nullopt;
+    auto span = profiledSpan(frame.events.back());
+    if (!span || !frame.recording_start())
+        return span;
+    if (const auto start = profiledSpan(frame.recording_start); start && start->end_ns <= span->end_ns)
+        span->start_ns = std::min(span->start_ns, start->end_ns);
+    return span;
+}
+
+// The tiles of a dispatch of `shape` predicted at `ns_per_item` under `budget_ns`.
+std::vector<Tile> tilesFor(const DispatchShape& shape, double ns_per_item, uint64_t budget_ns)
+{
+    return planTiles(shape, double(workItems(shape.global)) * ns_per_item, tileTarget(budget_ns));
+}
+
+} // namespace
+
+Result<void> Session::calibrate()
+{
+    framecl_frame_layout in_layout{}, out_layout{};
+    const uint64_t in_bytes = framecl_packed_layout(input_.fourcc, input_.width, input_.height, &in_layout);
+    const uint64_t out_bytes = framecl_packed_layout(output_.fourcc, output_.width, output_.height, &out_layout);
+    if (in_bytes == 0 || out_bytes == 0)
+        return fail(fmt::format("no packed layout for {} or {}", describe(input_), describe(output_)));
+    auto input = scratchBuffer(*gpu_, in_bytes, true);
+    if (!input)
+        return tl::unexpected(input.error());
+    auto output = scratchBuffer(*gpu_, out_bytes, false);
+    if (!output)
+        return tl::unexpected(output.error());
+
+    // Each session dispatch is its own "tile" here.
+    std::vector<uint32_t> untiled(dispatches_.size() + 1);
+    std::iota(untiled.begin(), untiled.end(), 0u);
+    if (auto bound = bindUpdates(dispatches_, frameUpdates({(*input)(), &in_layout}, {(*output)(), &out_layout},
+                                                           untiled));
+        !bound)
+        return bound;
+    for (PlannedDispatch& planned : dispatches_) {
+        auto ns_per_item = calibrateNsPerItem(gpu_->queue(), planned.whole, planned.shape, kernel_budget_ns_);
+        if (!ns_per_item)
+            return tl::unexpected(ns_per_item.error());
+        planned.cost.ns_per_item = *ns_per_item;
+    }
+    // The scratch buffers go with this scope: leave no kernel naming them (a null
+    // buffer argument is valid OpenCL; the first frame binds its own).
+    return bindUpdates(dispatches_, frameUpdates({nullptr, &in_layout}, {nullptr, &out_layout}, untiled));
+}
+
+void Session::planAllTiles()
+{
+    for (PlannedDispatch& planned : dispatches_) {
+        planned.cost.planned_ns_per_item = planned.cost.ns_per_item;
+        planned.tiles = tilesFor(planned.shape, planned.cost.ns_per_item, kernel_budget_ns_);
+    }
+}
+
+void Session::countDispatch(uint32_t stage, uint64_t ns, bool estimated)
+{
+    StageCounters& counters = stage_counters_[stage];
+    ++counters.dispatches_run;
+    if (kernel_budget_ns_ > 0 && ns > kernel_budget_ns_)
+        ++counters.overruns;
+    counters.longest_ns = std::max(counters.longest_ns, ns);
+    counters.estimated = counters.estimated || estimated;
+}
+
+void Session::frameCompleted(const EnqueuedFrame& frame, uint64_t wall_ns)
+{
+    const RecordedSequence* sequence = frame.sequence.get();
+    if (!sequence || dispatches_.empty())
+        return;
+    const auto& tiles = sequence->tiles;
+
+    // Dispatches run whole though predicted over budget, by the prediction they ran with.
+    for (uint32_t d = 0; d < dispatches_.size(); ++d) {
+        const PlannedDispatch& planned = dispatches_[d];
+        const double predicted = double(workItems(planned.shape.global)) * planned.cost.ns_per_item;
+        if (kernel_budget_ns_ > 0 && !tileAxis(planned.shape) && predicted > double(kernel_budget_ns_))
+            ++stage_counters_[planned.stage].untileable;
+    }
+
+    // What this frame measured per dispatch: ns per work item, and whether a tile of it
+    // ran over the budget.
+    std::vector<double> measured_per_item(dispatches_.size(), 0);
+    std::vector<bool> overran(dispatches_.size(), false);
+    const auto count = [&](uint32_t d, uint64_t ns, bool estimated) {
+        countDispatch(dispatches_[d].stage, ns, estimated);
+        overran[d] = overran[d] || (kernel_budget_ns_ > 0 && ns > kernel_budget_ns_);
+    };
+    if (eventsPerTile(frame)) {
+        // Each tile's own time; each dispatch learns its tiles' ns per item.
+        std::vector<uint64_t> ns(dispatches_.size(), 0), items(dispatches_.size(), 0);
+        for (size_t i = 0; i < tiles.size(); ++i) {
+            const auto span = profiledSpan(frame.events[i]);
+            if (!span)
+                continue;
+            count(tiles[i].dispatch, span->ns(), false);
+            ns[tiles[i].dispatch] += span->ns();
+            items[tiles[i].dispatch] += tiles[i].items;
+        }
+        for (size_t d = 0; d < dispatches_.size(); ++d)
+            if (items[d] > 0)
+                measured_per_item[d] = double(ns[d]) / double(items[d]);
+    } else {
+        // One time for the whole recording: every prediction scaled by how far off
+        // their sum was, and each tile's time estimated as its scaled prediction.
+        const auto span = recordingSpan(frame);
+        const uint64_t measured = span && span->ns() > 0 ? span->ns() : wall_ns;
+        double predicted = 0;
+        for (const RecordedTile& tile : tiles)
+            predicted += double(tile.items) * dispatches_[tile.dispatch].cost.ns_per_item;
+        if (measured == 0 || !(predicted > 0))
+            return; // nothing to scale, or no prediction to scale
+        const double scale = double(measured) / predicted;
+        for (const RecordedTile& tile : tiles)
+            count(tile.dispatch, uint64_t(double(tile.items) * dispatches_[tile.dispatch].cost.ns_per_item * scale),
+                  true);
+        for (size_t d = 0; d < dispatches_.size(); ++d)
+            measured_per_item[d] = dispatches_[d].cost.ns_per_item * scale;
+    }
+    if (frame.first_of_sequence)
+        return;
+    for (size_t d = 0; d < dispatches_.size(); ++d)
+        dispatches_[d].cost.learn(measured_per_item[d]);
+
+    // Re-plan the dispatches whose prediction drifted, and at once those whose tiles ran
+    // over the budget — for what this frame measured, since the budget bounds the worst
+    // dispatch and the average would catch up only over several frames. A changed plan
+    // is recorded at the next frame, while frames of the old sequence finish with their
+    // own.
+    if (kernel_budget_ns_ == 0)
+        return;
+    bool replanned = false;
+    for (size_t d = 0; d < dispatches_.size(); ++d) {
+        PlannedDispatch& planned = dispatches_[d];
+        if (!planned.cost.drifted() && !overran[d])
+            continue;
+        if (overran[d])
+            planned.cost.ns_per_item = std::max(planned.cost.ns_per_item, measured_per_item[d]);
+        const double was = planned.cost.planned_ns_per_item;
+        planned.cost.planned_ns_per_item = planned.cost.ns_per_item;
+        auto retiled = tilesFor(planned.shape, planned.cost.ns_per_item, kernel_budget_ns_);
+        if (retiled == planned.tiles)
+            continue;
+        log::get("pipeline")
+            ->debug("{}: {:.3g} ns per work item, was {:.3g}; {} tiles, were {}", planned.whole.name,
+                    planned.cost.ns_per_item, was, retiled.size(), planned.tiles.size());
+        planned.tiles = std::move(retiled);
+        replanned = true;
+    }
+    if (replanned)
+        sequence_.reset();
+}
+
+std::vector<StageBudget> Session::budgetStats() const
+{
+    std::vector<StageBudget> stats;
+    for (size_t k = 0; k < stage_names_.size(); ++k) {
+        const StageCounters& counters = stage_counters_[k];
+        stats.push_back({stage_names_[k], 0, counters.dispatches_run, counters.overruns, counters.untileable,
+                         counters.longest_ns, counters.estimated, 0});
+    }
+    for (auto planned = dispatches_.rbegin(); planned != dispatches_.rend(); ++planned) {
+        // Backwards, so that the stage's first dispatch gives ns_per_item.
+        stats[planned->stage].tiles += uint32_t(planned->tiles.size());
+        stats[planned->stage].ns_per_item = planned->cost.ns_per_item;
+    }
+    return stats;
+}
+
+std::vector<std::pair<std::string, uint64_t>> Session::stageTimes(const EnqueuedFrame& frame) const
+{
+    if (!eventsPerTile(frame))
+        return {{"recording", gpuNs(frame)}};
+    std::vector<std::pair<std::string, uint64_t>> times;
+    for (const auto& name : stage_names_)
+        times.emplace_back(name, 0);
+    for (size_t i = 0; i < frame.events.size(); ++i)
+        if (const auto span = profiledSpan(frame.events[i]))
+            times[dispatches_[frame.sequence->tiles[i].dispatch].stage].second += span->ns();
+    return times;
+}
+
+std::vector<DispatchSlice> Session::dispatchSlices(const EnqueuedFrame& frame) const
+{
+    if (!eventsPerTile(frame)) {
+        if (const auto span = recordingSpan(frame))
+            return {{0, "recording", span->start_ns, span->end_ns}};
+        return {};
+    }
+    std::vector<DispatchSlice> slices;
+    for (size_t i = 0; i < frame.events.size(); ++i) {
+        const auto span = profiledSpan(frame.events[i]);
+        if (!span)
+            continue;
+        const RecordedTile& tile = frame.sequence->tiles[i];
+        const PlannedDispatch& planned = dispatches_[tile.dispatch];
+        std::string name = tile.count > 1 ? fmt::format("{} tile {}/{}", planned.kernel, tile.index + 1, tile.count)
+                                          : planned.kernel;
+        slices.push_back({planned.stage, std::move(name), span->start_ns, span->end_ns});
+    }
+    return slices;
+}
+
+uint64_t Session::gpuNs(const EnqueuedFrame& frame) const
+{
+    if (!eventsPerTile(frame)) {
+        const auto span = recordingSpan(frame);
+        return span ? span->ns() : 0;
+    }
+    uint64_t total = 0;
+    for (const cl::Event& event : frame.events)
+        if (const auto span = profiledSpan(event))
+            total += span->ns();
+    return total;
+}
+
+} // namespace framecl::pipeline

@@ -1,0 +1,80 @@
+#pragma once
+// The geometry of the kernel-time budget (DESIGN.md, Scheduler): how a dispatch whose
+// plan marks an axis tileable is cut into tiles along that axis, each a dispatch of its
+// own with a global work offset, so that each tile's predicted time stays under a
+// target. Pure functions: no OpenCL call, no clock.
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace framecl::pipeline {
+
+// A dispatch as the session runs it whole: its global size already rounded up to its
+// local size, and the plugin's framecl_dispatch.tileable_axes.
+struct DispatchShape {
+    uint32_t dims = 2;
+    std::array<size_t, 2> global{};
+    std::array<size_t, 2> local{}; // {0, 0}: the runtime chooses
+    uint32_t tileable_axes = 0;    // FRAMECL_AXIS_X, FRAMECL_AXIS_Y
+};
+
+// One part of a dispatch: its global work offset and size.
+struct Tile {
+    std::array<size_t, 2> offset{};
+    std::array<size_t, 2> global{};
+
+    bool operator==(const Tile&) const = default;
+};
+
+// Rows (or columns) that a tile's extent is a multiple of when the dispatch leaves its
+// work-group size to the runtime: small enough to split finely, large enough that the
+// runtime can still choose a useful work-group along that axis.
+inline constexpr size_t default_tile_granule = 8;
+
+// The axis a dispatch is cut along: Y (1) where the plan allows it, so that a tile reads
+// and writes whole rows as the whole dispatch does; else X (0); none when neither is
+// tileable (a one-dimensional dispatch has only X).
+std::optional<size_t> tileAxis(const DispatchShape& shape);
+
+// Work items of `global` (the product of its extents).
+uint64_t workItems(const std::array<size_t, 2>& global);
+
+// The extent that every tile but the last is a multiple of along `axis`: the local size
+// there; when the runtime chooses, default_tile_granule, or a single row (column) where
+// a dispatch predicted at `predicted_ns` would put more than `target_ns` in one granule
+// (a slow device: the budget before the work-group's efficiency).
+size_t tileGranule(const DispatchShape& shape, size_t axis, double predicted_ns = 0, double target_ns = 0);
+
+// The time a session plans each tile to take under a kernel-time budget: 85% of it.
+// The margin absorbs what the plan cannot see — the tiles' granules not dividing
+// evenly, and a prediction that lags a frame or two behind — while costing at most
+// about one tile in six more than the fewest that could fit, each tile adding a launch
+// and a flush (the benchmark's targets: the longest dispatch within 1.25x of the budget
+// and throughput within 10% of untiled).
+inline constexpr double budget_target_fraction = 0.85;
+inline double tileTarget(uint64_t budget_ns)
+{
+    return double(budget_ns) * budget_target_fraction;
+}
+
+// How many tiles a dispatch predicted to take `predicted_ns` needs so that each takes
+// at most `target_ns`: ceil(predicted_ns / target_ns), at least 1, never more than the
+// granules along its tile axis; 1 for a dispatch that cannot be cut or a target of 0.
+uint32_t tileCount(const DispatchShape& shape, double predicted_ns, double target_ns);
+
+// The dispatch cut into tileCount() tiles along tileAxis(), in order: the granules
+// shared out evenly (the first tiles take one more where they do not divide), every
+// extent a multiple of the granule but the last, which ends at the dispatch's end.
+// One tile, the whole dispatch, when it is not cut.
+std::vector<Tile> planTiles(const DispatchShape& shape, double predicted_ns, double target_ns);
+
+// The part a session times at open to seed the prediction (calibration): about an eighth
+// of the tile axis and at most `at_most_granules` granules, a multiple of the granule and
+// at least one, from the middle of the frame (away from borders, whose handling may cost
+// more or less); the whole dispatch when it cannot be cut.
+Tile calibrationSlice(const DispatchShape& shape, size_t at_most_granules = SIZE_MAX);
+
+} // namespace framecl::pipeline
