@@ -105,6 +105,7 @@ void Server::onBufferPacket(int fd)
         socklen_t length = sizeof peer;
         getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &length);
         client->peer = peer;
+        assignClass(*client); // a class may match its uid or gid
         client->buffer_connection = std::move(unbound_connections_.at(fd));
         unbound_connections_.erase(fd);
     } else if (client->token != request->token()->str()) {

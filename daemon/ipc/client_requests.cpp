@@ -8,6 +8,32 @@
 #include "ipc/server.hpp"
 
 namespace framecl::ipc {
+namespace {
+
+const char* backpressureName(wire::Backpressure mode)
+{
+    switch (mode) {
+    case wire::Backpressure::Reject:
+        return "reject";
+    case wire::Backpressure::DropOldest:
+        return "drop_oldest";
+    case wire::Backpressure::Block:
+        break;
+    }
+    return "block";
+}
+
+// How far back `framecl stats` counts frames per second.
+constexpr uint64_t fps_window_ns = 5'000'000'000;
+
+uint64_t monotonicNs()
+{
+    timespec now{};
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return uint64_t(now.tv_sec) * 1000000000u + uint64_t(now.tv_nsec);
+}
+
+} // namespace
 
 void Server::onOpenSession(ClientState& client, const wire::OpenSession& request)
 {
@@ -22,6 +48,11 @@ void Server::onOpenSession(ClientState& client, const wire::OpenSession& request
         const auto* key = request.overrides()->Get(0)->key();
         sendError(client.identity, request_id,
                   fmt::format("pipeline '{}' has no parameter '{}' to override", name, key ? key->str() : ""));
+        return;
+    }
+    if (!wire::EnumNameBackpressure(request.backpressure())[0]) {
+        sendError(client.identity, request_id,
+                  fmt::format("backpressure {} is not one of block, reject, drop_oldest", int(request.backpressure())));
         return;
     }
     const wire::FrameLayout* input = request.input();
@@ -48,9 +79,13 @@ void Server::onOpenSession(ClientState& client, const wire::OpenSession& request
     }
     // The first session of a stage and size on this device times its candidates here,
     // within the tuner's budget; later ones read the choice.
-    pipeline::SessionOptions options{recording_, config_.gpu.onchip_intermediates,
-                                     tuner_ ? tuner_->choose(*definition, shape) : std::vector<pipeline::StageChoice>{},
-                                     config_.limits.max_frame_pixels};
+    pipeline::SessionOptions options;
+    options.recording = recording_;
+    options.onchip_intermediates = config_.gpu.onchip_intermediates;
+    if (tuner_)
+        options.stage_choices = tuner_->choose(*definition, shape);
+    options.max_frame_pixels = config_.limits.max_frame_pixels;
+    options.kernel_budget_ns = uint64_t(config_.gpu.kernel_budget_ms * 1e6);
     auto session = pipeline::Session::open(gpu_, definition, shape, options);
     if (!session) {
         sendError(client.identity, request_id, fmt::format("pipeline '{}': {}", name, session.error().message));
@@ -60,8 +95,15 @@ void Server::onOpenSession(ClientState& client, const wire::OpenSession& request
     const uint32_t id = client.next_session++;
     const pipeline::FrameShape out = (*session)->output();
     const std::string recording = gpu::recordingModeName((*session)->recording());
-    client.sessions.emplace(id, SessionState{std::move(*session), recording, {}, 0});
-    log::get("ipc")->info("client '{}': session {} of '{}' for {}", client.name, id, name, pipeline::describe(shape));
+    SessionState state;
+    state.session = std::move(*session);
+    state.recording = recording;
+    state.backpressure = request.backpressure();
+    state.deadline_ns = uint64_t(request.deadline_us()) * 1000;
+    client.sessions.emplace(id, std::move(state));
+    log::get("ipc")->info("client '{}': session {} of '{}' for {} (backpressure {}{})", client.name, id, name,
+                          pipeline::describe(shape), backpressureName(request.backpressure()),
+                          request.deadline_us() ? fmt::format(", deadline {} us", request.deadline_us()) : "");
 
     framecl_frame_layout packed{};
     framecl_packed_layout(out.fourcc, out.width, out.height, &packed);
@@ -115,6 +157,10 @@ void Server::onStats(ClientState& client, const wire::StatsRequest& request)
 std::string Server::statsJson() const
 {
     using nlohmann::json;
+    const uint64_t now_ns = monotonicNs();
+    uint64_t gpu_ns_total = 0;
+    for (const auto& [token, client] : clients_)
+        gpu_ns_total += client.gpu_ns;
     json clients = json::array();
     for (const auto& [token, client] : clients_) {
         json import_paths = json::object();
@@ -122,15 +168,41 @@ std::string Server::statsJson() const
             import_paths[memory::importPathName(buffer->path())] =
                 import_paths.value(memory::importPathName(buffer->path()), 0) + 1;
         json sessions = json::array();
-        for (const auto& [id, state] : client.sessions)
+        for (const auto& [id, state] : client.sessions) {
+            json stages = json::array();
+            uint64_t overruns = 0;
+            for (const auto& stage : state.session->budgetStats()) {
+                overruns += stage.overruns;
+                stages.push_back({{"stage", stage.stage},
+                                  {"tiles", stage.tiles},
+                                  {"longest_dispatch_ms", double(stage.longest_ns) / 1e6},
+                                  {"overruns", stage.overruns},
+                                  {"untileable", stage.untileable},
+                                  {"estimated", stage.estimated}});
+            }
+            const LatencySummary latency = state.metrics.latency();
             sessions.push_back({{"id", id},
                                 {"pipeline", state.session->pipelineName()},
                                 {"recording", state.recording},
+                                {"backpressure", backpressureName(state.backpressure)},
+                                {"deadline_us", state.deadline_ns / 1000},
                                 {"frames_done", state.counters.done},
                                 {"frames_failed", state.counters.failed},
+                                {"frames_dropped", state.counters.dropped},
                                 {"frames_busy", state.counters.busy},
-                                {"frames_in_flight", state.in_flight}});
+                                {"frames_in_flight", state.in_flight},
+                                {"fps", state.metrics.fps(now_ns, fps_window_ns)},
+                                {"latency_ms", {{"p50", latency.p50_ms}, {"p99", latency.p99_ms}, {"max", latency.max_ms}}},
+                                {"budget_overruns", overruns},
+                                {"stages", stages}});
+        }
+        const std::deque<PendingFrame>* waiting = fair_queue_.waiting(client.id);
         json entry = {{"name", client.name},
+                      {"id", client.id},
+                      {"class", client.client_class.empty() ? json(nullptr) : json(client.client_class)},
+                      {"weight", client.weight},
+                      {"gpu_share", gpu_ns_total ? double(client.gpu_ns) / double(gpu_ns_total) : 0.0},
+                      {"frames_waiting", (waiting ? waiting->size() : 0) + client.held.size()},
                       {"buffers", client.buffers.size()},
                       {"bytes", client.buffer_bytes},
                       {"import_paths", import_paths},
@@ -142,7 +214,13 @@ std::string Server::statsJson() const
         clients.push_back(entry);
     }
     const double uptime = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
-    json stats = {{"daemon", {{"version", FRAMECL_VERSION}, {"device", gpu_.capabilities().name}, {"uptime_s", uptime}}},
+    const char* perf_hint = perf_hint_.current();
+    json stats = {{"daemon",
+                   {{"version", FRAMECL_VERSION},
+                    {"device", gpu_.capabilities().name},
+                    {"uptime_s", uptime},
+                    {"kernel_budget_ms", config_.gpu.kernel_budget_ms},
+                    {"perf_hint", perf_hint ? json(perf_hint) : json(nullptr)}}},
                   {"clients", clients},
                   {"released_on_disconnect",
                    {{"clients", released_.clients}, {"buffers", released_.buffers}, {"sessions", released_.sessions}}}};

@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <string>
@@ -10,6 +11,8 @@
 #include <sys/socket.h>
 
 #include "base/unique_fd.hpp"
+#include "framecl_generated.h"
+#include "ipc/frame_metrics.hpp"
 #include "memory/imported_buffer.hpp"
 #include "pipeline/session.hpp"
 
@@ -18,28 +21,47 @@ namespace framecl::ipc {
 struct SessionCounters {
     uint64_t done = 0;
     uint64_t failed = 0;
+    uint64_t dropped = 0; // past the deadline, or pushed out by drop_oldest
     uint64_t busy = 0;
 };
 
 struct SessionState {
     // Shared with frames in flight, so a session closed mid-frame lives until they end.
     std::shared_ptr<pipeline::Session> session;
-    std::string recording; // how frames are replayed: "off" until recordings land
+    std::string recording; // how frames are replayed: "qcom", "khr" or "off"
+    wire::Backpressure backpressure = wire::Backpressure::Block;
+    uint64_t deadline_ns = 0; // 0: none
     SessionCounters counters;
-    uint32_t in_flight = 0;
+    FrameMetrics metrics;
+    uint32_t in_flight = 0; // accepted and not yet done: waiting or on the GPU
+};
+
+// A Submit of a `block` session that came while its client was at its limit: it is
+// taken, checked anew, when one of the client's frames ends.
+struct HeldSubmit {
+    uint32_t session;
+    uint32_t input_buffer;
+    uint32_t output_buffer;
+    uint64_t sequence;
+    uint64_t queued_ns;
 };
 
 struct ClientState {
+    uint64_t id = 0;      // the fair queue's and the trace's name for it
     std::string token;
     std::string identity; // the ZeroMQ routing id of its DEALER socket
     std::string name;
+    std::string client_class; // the [[client_class]] it matched; empty: none
+    uint32_t weight = 1;
     std::optional<ucred> peer;  // once the buffer socket is bound
     UniqueFd buffer_connection; // its lifetime is the client's
     std::map<uint32_t, std::shared_ptr<memory::ImportedBuffer>> buffers;
     uint64_t buffer_bytes = 0;
     std::map<uint32_t, SessionState> sessions;
     uint32_t next_session = 1;
-    uint32_t in_flight = 0;
+    uint32_t in_flight = 0; // accepted and not yet done, over all its sessions
+    std::deque<HeldSubmit> held;
+    uint64_t gpu_ns = 0; // GPU time of its frames so far
     std::chrono::steady_clock::time_point last_seen;
 };
 

@@ -1,6 +1,11 @@
-// Frames: Submit to the GPU, completion to Done. Exactly one Done per Submit.
+// Frames: from Submit through the fair queue to the GPU, and from completion to Done.
+// Exactly one Done per Submit: refused at once, dropped while waiting, failed, or
+// completed. Only this thread (the service loop's) touches the command queue.
+#include <algorithm>
 #include <ctime>
 #include <thread>
+
+#include <sys/timerfd.h>
 
 #include <fmt/format.h>
 
@@ -12,11 +17,22 @@
 namespace framecl::ipc {
 namespace {
 
+// Frames on the GPU at once. With one, the fair queue picks every next frame knowing
+// what the previous one cost, and a frame waits behind at most one frame of another
+// client; the gap between two frames is one completion callback and one enqueue.
+constexpr size_t frames_on_gpu = 1;
+
 uint64_t monotonicNs()
 {
     timespec now{};
     clock_gettime(CLOCK_MONOTONIC, &now);
     return uint64_t(now.tv_sec) * 1000000000u + uint64_t(now.tv_nsec);
+}
+
+// steady_clock is CLOCK_MONOTONIC on Linux: the timer and the frames share one clock.
+uint64_t monotonicNs(std::chrono::steady_clock::time_point at)
+{
+    return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(at.time_since_epoch()).count());
 }
 
 } // namespace
@@ -35,70 +51,181 @@ void Server::sendDone(const std::string& identity, uint32_t session, uint64_t se
 
 void Server::onSubmit(ClientState& client, const wire::Submit& submit)
 {
-    const uint64_t queued_ns = monotonicNs();
-    const auto refuse = [&](wire::FrameStatus status, const std::string& error) {
-        sendDone(client.identity, submit.session(), submit.sequence(), {status, error, queued_ns, 0, monotonicNs(), {}});
-    };
-
-    auto session_it = client.sessions.find(submit.session());
-    if (session_it == client.sessions.end()) {
-        refuse(wire::FrameStatus::Failed, fmt::format("no session {}", submit.session()));
+    const HeldSubmit fields{submit.session(), submit.input_buffer(), submit.output_buffer(), submit.sequence(),
+                            monotonicNs()};
+    auto frame = acceptFrame(client, fields);
+    if (!frame) {
+        sendDone(client.identity, fields.session, fields.sequence,
+                 {frame.error().status, frame.error().error, fields.queued_ns, 0, monotonicNs(), {}});
         return;
     }
-    SessionState& state = session_it->second;
-    auto input_it = client.buffers.find(submit.input_buffer());
-    auto output_it = client.buffers.find(submit.output_buffer());
-    if (input_it == client.buffers.end() || output_it == client.buffers.end()) {
-        ++state.counters.failed;
-        refuse(wire::FrameStatus::Failed,
-               fmt::format("no buffer {}", input_it == client.buffers.end() ? submit.input_buffer() : submit.output_buffer()));
-        return;
-    }
-    const auto& input = input_it->second;
-    const auto& output = output_it->second;
-    if (input == output) {
-        ++state.counters.failed;
-        refuse(wire::FrameStatus::Failed, "the input and output buffer must differ");
-        return;
-    }
-    auto fits = state.session->checkInput(input->layout());
-    if (fits)
-        fits = state.session->checkOutput(output->layout());
-    if (!fits) {
-        ++state.counters.failed;
-        refuse(wire::FrameStatus::Failed, fits.error().message);
-        return;
-    }
+    SessionState& state = client.sessions.at(fields.session);
     if (client.in_flight >= config_.limits.max_inflight_per_client) {
-        ++state.counters.busy;
-        refuse(wire::FrameStatus::Busy, fmt::format("{} frames in flight already (limits.max_inflight_per_client)",
-                                                    client.in_flight));
+        applyBackpressure(client, state, fields, std::move(*frame));
         return;
     }
+    queueFrame(client, state, std::move(*frame));
+    schedule();
+}
 
-    input->beginAccess(memory::ImportedBuffer::Access::Read);
-    output->beginAccess(memory::ImportedBuffer::Access::Write);
+tl::expected<Server::PendingFrame, Server::Refusal> Server::acceptFrame(ClientState& client, const HeldSubmit& submit)
+{
+    auto session_it = client.sessions.find(submit.session);
+    if (session_it == client.sessions.end())
+        return tl::unexpected(Refusal{wire::FrameStatus::Failed, fmt::format("no session {}", submit.session)});
+    SessionState& state = session_it->second;
+    const auto refuse = [&](const std::string& error) {
+        ++state.counters.failed;
+        return tl::unexpected(Refusal{wire::FrameStatus::Failed, error});
+    };
+    auto input_it = client.buffers.find(submit.input_buffer);
+    auto output_it = client.buffers.find(submit.output_buffer);
+    if (input_it == client.buffers.end() || output_it == client.buffers.end())
+        return refuse(fmt::format("no buffer {}", input_it == client.buffers.end() ? submit.input_buffer
+                                                                                   : submit.output_buffer));
+    if (input_it->second == output_it->second)
+        return refuse("the input and output buffer must differ");
+    auto fits = state.session->checkInput(input_it->second->layout());
+    if (fits)
+        fits = state.session->checkOutput(output_it->second->layout());
+    if (!fits)
+        return refuse(fits.error().message);
+    return PendingFrame{next_frame_serial_++, client.token, submit.session, submit.sequence, state.session,
+                        input_it->second, output_it->second, submit.queued_ns,
+                        state.deadline_ns ? submit.queued_ns + state.deadline_ns : 0};
+}
+
+void Server::applyBackpressure(ClientState& client, SessionState& state, const HeldSubmit& submit, PendingFrame frame)
+{
+    const uint32_t limit = config_.limits.max_inflight_per_client;
+    const auto busy = [&](const std::string& why) {
+        ++state.counters.busy;
+        sendDone(client.identity, submit.session, submit.sequence,
+                 {wire::FrameStatus::Busy, why, submit.queued_ns, 0, monotonicNs(), {}});
+    };
+    switch (state.backpressure) {
+    case wire::Backpressure::Reject:
+        busy(fmt::format("{} frames in flight already (limits.max_inflight_per_client)", client.in_flight));
+        return;
+    case wire::Backpressure::Block:
+        // The frame's buffers are looked up again when it is taken: the client may
+        // release them meanwhile.
+        if (client.held.size() >= limit) {
+            busy(fmt::format("{} frames in flight and {} Submits waiting already (limits.max_inflight_per_client, "
+                             "backpressure block)",
+                             client.in_flight, client.held.size()));
+            return;
+        }
+        client.held.push_back(submit);
+        return;
+    case wire::Backpressure::DropOldest:
+        break;
+    }
+    std::deque<PendingFrame>* waiting = fair_queue_.waiting(client.id);
+    auto oldest = waiting ? std::find_if(waiting->begin(), waiting->end(),
+                                         [&](const PendingFrame& f) { return f.session_id == submit.session; })
+                          : std::deque<PendingFrame>::iterator{};
+    if (!waiting || oldest == waiting->end()) {
+        busy(fmt::format("{} frames in flight already and none of session {} waits to be dropped", client.in_flight,
+                         submit.session));
+        return;
+    }
+    const PendingFrame dropped = std::move(*oldest);
+    waiting->erase(oldest);
+    endWaitingFrame(dropped, wire::FrameStatus::Dropped, "replaced by a newer frame (backpressure drop_oldest)");
+    queueFrame(client, state, std::move(frame));
+    schedule();
+}
+
+void Server::queueFrame(ClientState& client, SessionState& state, PendingFrame frame)
+{
+    ++client.in_flight;
+    ++state.in_flight;
+    fair_queue_.push(client.id, std::move(frame));
+}
+
+void Server::admitHeld(ClientState& client)
+{
+    while (!client.held.empty() && client.in_flight < config_.limits.max_inflight_per_client) {
+        const HeldSubmit submit = client.held.front();
+        client.held.pop_front();
+        auto frame = acceptFrame(client, submit);
+        if (!frame) {
+            sendDone(client.identity, submit.session, submit.sequence,
+                     {frame.error().status, frame.error().error, submit.queued_ns, 0, monotonicNs(), {}});
+            continue;
+        }
+        queueFrame(client, client.sessions.at(submit.session), std::move(*frame));
+    }
+}
+
+void Server::schedule()
+{
+    expireWaitingFrames(monotonicNs());
+    while (in_flight_.size() < frames_on_gpu) {
+        auto next = fair_queue_.next([](uint64_t) { return true; });
+        if (!next)
+            break;
+        startFrame(next->first, std::move(next->second));
+    }
+    armSchedulerTimer();
+}
+
+void Server::startFrame(uint64_t client_id, PendingFrame pending)
+{
+    pending.input->beginAccess(memory::ImportedBuffer::Access::Read);
+    pending.output->beginAccess(memory::ImportedBuffer::Access::Write);
     const uint64_t start_ns = monotonicNs();
-    auto frame = state.session->enqueue({input->mem(), &input->layout()}, {output->mem(), &output->layout()});
-    const uint64_t serial = next_frame_serial_++;
-    Result<void> watched = frame ? completions_.notifyOnCompletion(frame->events.back()(), serial)
+    auto frame = pending.session->enqueue({pending.input->mem(), &pending.input->layout()},
+                                          {pending.output->mem(), &pending.output->layout()});
+    Result<void> watched = frame ? completions_.notifyOnCompletion(frame->events.back()(), pending.serial)
                                  : Result<void>(tl::unexpected(frame.error()));
     if (!watched) {
         // What was enqueued still runs; wait for it so the buffers outlive its use.
         gpu_.queue().finish();
-        input->endAccess(memory::ImportedBuffer::Access::Read);
-        output->endAccess(memory::ImportedBuffer::Access::Write);
-        ++state.counters.failed;
-        refuse(wire::FrameStatus::Failed, watched.error().message);
+        pending.input->endAccess(memory::ImportedBuffer::Access::Read);
+        pending.output->endAccess(memory::ImportedBuffer::Access::Write);
+        endWaitingFrame(pending, wire::FrameStatus::Failed, watched.error().message);
         return;
     }
     // Guide §5.7: flush so the GPU starts now rather than when the queue fills.
     gpu_.queue().flush();
+    perf_hint_.workStarted(std::chrono::steady_clock::now());
+    const uint64_t serial = pending.serial;
+    in_flight_.emplace(serial, InFlightFrame{std::move(pending), client_id, std::move(*frame), start_ns});
+}
 
-    ++client.in_flight;
-    ++state.in_flight;
-    in_flight_.emplace(serial, InFlightFrame{client.token, submit.session(), submit.sequence(), state.session, input,
-                                             output, std::move(*frame), queued_ns, start_ns});
+void Server::expireWaitingFrames(uint64_t now_ns)
+{
+    for (auto& [token, client] : clients_) {
+        std::deque<PendingFrame>* waiting = fair_queue_.waiting(client.id);
+        const auto past = [&](const PendingFrame& frame) { return frame.deadline_ns && frame.deadline_ns <= now_ns; };
+        if (!waiting || std::none_of(waiting->begin(), waiting->end(), past))
+            continue;
+        std::deque<PendingFrame> kept, expired;
+        for (PendingFrame& frame : *waiting)
+            (past(frame) ? expired : kept).push_back(std::move(frame));
+        *waiting = std::move(kept);
+        for (const PendingFrame& frame : expired) {
+            const uint64_t deadline_us = (frame.deadline_ns - frame.queued_ns) / 1000;
+            endWaitingFrame(frame, wire::FrameStatus::Dropped,
+                            fmt::format("not started within its deadline of {} us", deadline_us));
+        }
+        admitHeld(client);
+    }
+}
+
+void Server::endWaitingFrame(const PendingFrame& frame, wire::FrameStatus status, const std::string& error)
+{
+    ClientState* client = clientByToken(frame.token);
+    if (!client)
+        return;
+    --client->in_flight;
+    if (auto state = client->sessions.find(frame.session_id); state != client->sessions.end()) {
+        --state->second.in_flight;
+        ++(status == wire::FrameStatus::Dropped ? state->second.counters.dropped : state->second.counters.failed);
+    }
+    sendDone(client->identity, frame.session_id, frame.sequence, {status, error, frame.queued_ns, 0, monotonicNs(), {}});
 }
 
 void Server::onCompletions()
@@ -116,40 +243,134 @@ void Server::completeFrame(uint64_t serial, cl_int status)
         return;
     InFlightFrame frame = std::move(it->second);
     in_flight_.erase(it);
-    frame.input->endAccess(memory::ImportedBuffer::Access::Read);
-    frame.output->endAccess(memory::ImportedBuffer::Access::Write);
+    PendingFrame& pending = frame.pending;
+    pending.input->endAccess(memory::ImportedBuffer::Access::Read);
+    pending.output->endAccess(memory::ImportedBuffer::Access::Write);
 
-    DoneFields done{wire::FrameStatus::Ok, {}, frame.queued_ns, frame.start_ns, monotonicNs(), {}};
+    const uint64_t end_ns = monotonicNs();
+    const uint64_t wall_ns = end_ns - frame.start_ns;
+    DoneFields done{wire::FrameStatus::Ok, {}, pending.queued_ns, frame.start_ns, end_ns, {}};
+    uint64_t gpu_ns = wall_ns;
     if (status != CL_COMPLETE) {
         done.status = wire::FrameStatus::Failed;
         done.error = fmt::format("the GPU failed the frame: {}", gpu::clErrorName(status));
     } else {
-        done.stages = frame.session->stageTimes(frame.frame);
+        done.stages = pending.session->stageTimes(frame.frame);
+        pending.session->frameCompleted(frame.frame, wall_ns);
+        // Without profiling (a recording whose event carries none) the frame's time
+        // from enqueue to completion stands in: only one frame is on the GPU at once.
+        if (const uint64_t profiled = pending.session->gpuNs(frame.frame))
+            gpu_ns = profiled;
     }
+    fair_queue_.charge(frame.client_id, gpu_ns);
+    perf_hint_.workEnded(std::chrono::steady_clock::now());
 
-    ClientState* client = clientByToken(frame.token);
-    if (!client)
-        return; // it went away; its buffers go now, with `frame`
-    --client->in_flight;
-    if (auto state = client->sessions.find(frame.session_id); state != client->sessions.end()) {
-        --state->second.in_flight;
-        ++(done.status == wire::FrameStatus::Ok ? state->second.counters.done : state->second.counters.failed);
+    if (ClientState* client = clientByToken(pending.token)) {
+        client->gpu_ns += gpu_ns;
+        if (!traces_.empty())
+            traceFrame(*client, frame);
+        --client->in_flight;
+        if (auto state = client->sessions.find(pending.session_id); state != client->sessions.end()) {
+            SessionState& session = state->second;
+            --session.in_flight;
+            ++(done.status == wire::FrameStatus::Ok ? session.counters.done : session.counters.failed);
+            if (done.status == wire::FrameStatus::Ok)
+                session.metrics.add(end_ns, end_ns - pending.queued_ns);
+        }
+        sendDone(client->identity, pending.session_id, pending.sequence, done);
+        admitHeld(*client);
+    } // else it went away; its buffers go now, with `frame`
+    schedule();
+}
+
+void Server::traceFrame(const ClientState& client, const InFlightFrame& frame)
+{
+    const PendingFrame& pending = frame.pending;
+    const auto now = std::chrono::steady_clock::now();
+    for (const auto& slice : pending.session->dispatchSlices(frame.frame)) {
+        const scheduler::TraceSlice traced{client.id,        client.name,    pending.session_id,
+                                           pending.session->pipelineName(), slice.stage, slice.name,
+                                           pending.sequence, slice.start_ns, slice.end_ns};
+        for (OpenTrace& trace : traces_)
+            if (now < trace.ends)
+                trace.window.add(traced);
     }
-    sendDone(client->identity, frame.session_id, frame.sequence, done);
+}
+
+void Server::onTrace(ClientState& client, const wire::TraceRequest& request)
+{
+    if (request.seconds() < 1 || request.seconds() > 60) {
+        sendError(client.identity, request.request_id(),
+                  fmt::format("a trace lasts 1 to 60 seconds, not {}", request.seconds()));
+        return;
+    }
+    const auto ends = std::chrono::steady_clock::now() + std::chrono::seconds(request.seconds());
+    traces_.push_back({client.identity, request.request_id(), ends, scheduler::TraceWindow(ends)});
+    armSchedulerTimer();
+}
+
+void Server::onSchedulerTimer()
+{
+    uint64_t expirations = 0;
+    [[maybe_unused]] ssize_t got = read(scheduler_timer_.get(), &expirations, sizeof expirations);
+    const auto now = std::chrono::steady_clock::now();
+    perf_hint_.tick(now);
+    for (auto it = traces_.begin(); it != traces_.end();) {
+        if (now < it->ends) {
+            ++it;
+            continue;
+        }
+        const std::string json = it->window.json();
+        flatbuffers::FlatBufferBuilder builder;
+        send(it->identity,
+             protocol::finishEnvelope(builder, wire::CreateTraceReplyDirect(builder, it->request_id, json.c_str())));
+        log::get("ipc")->info("trace of {} dispatches sent", it->window.size());
+        it = traces_.erase(it);
+    }
+    schedule();
+}
+
+void Server::armSchedulerTimer()
+{
+    uint64_t earliest = UINT64_MAX;
+    for (const auto& [token, client] : clients_)
+        if (const std::deque<PendingFrame>* waiting = fair_queue_.waiting(client.id))
+            for (const PendingFrame& frame : *waiting)
+                if (frame.deadline_ns)
+                    earliest = std::min(earliest, frame.deadline_ns);
+    if (const auto idle = perf_hint_.idleDeadline(); idle && in_flight_.empty())
+        earliest = std::min(earliest, monotonicNs(*idle));
+    for (const OpenTrace& trace : traces_)
+        earliest = std::min(earliest, monotonicNs(trace.ends));
+
+    itimerspec when{}; // all zero: disarmed
+    if (earliest != UINT64_MAX) {
+        earliest = std::max<uint64_t>(earliest, 1); // zero would disarm
+        when.it_value = {time_t(earliest / 1000000000u), long(earliest % 1000000000u)};
+    }
+    timerfd_settime(scheduler_timer_.get(), TFD_TIMER_ABSTIME, &when, nullptr);
 }
 
 void Server::drain(std::chrono::milliseconds timeout)
 {
-    if (in_flight_.empty())
+    const auto waiting = [&] {
+        size_t held = 0;
+        for (const auto& [token, client] : clients_)
+            held += client.held.size();
+        return in_flight_.size() + fair_queue_.waitingCount() + held;
+    };
+    if (waiting() == 0)
         return;
-    log::get("ipc")->info("draining {} frames in flight", in_flight_.size());
-    gpu_.queue().finish();
-    // Completion callbacks run on the runtime's thread, possibly after finish returns.
+    log::get("ipc")->info("draining {} frames", waiting());
+    // Completion callbacks run on the runtime's thread; each completion starts the
+    // next waiting frame.
     const auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (!in_flight_.empty() && std::chrono::steady_clock::now() < deadline) {
-        for (const Completion& completion : completions_.take())
+    schedule();
+    while (waiting() > 0 && std::chrono::steady_clock::now() < deadline) {
+        const auto completions = completions_.take();
+        for (const Completion& completion : completions)
             completeFrame(completion.frame, completion.execution_status);
-        if (!in_flight_.empty())
+        if (completions.empty())
             std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
 }

@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include <fnmatch.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -40,12 +41,18 @@ std::string randomToken()
     return token;
 }
 
+// The fair queue's credit per turn at weight 1. Small against any frame: a client in
+// debt waits while others run, and one with credit left starts at most one more frame
+// before a newly arrived client's turn, whatever the frames cost.
+constexpr uint64_t fair_queue_quantum_ns = 1'000'000;
+
 } // namespace
 
 Server::Server(const config::Config& config, const gpu::GpuContext& gpu, pipeline::Catalog catalog,
                service::ServiceLoop& loop, PeerAccess access)
     : config_(config), gpu_(gpu), loop_(loop), access_(std::move(access)), catalog_(std::move(catalog)),
-      zmq_context_(1), router_(zmq_context_, zmq::socket_type::router), started_(std::chrono::steady_clock::now())
+      zmq_context_(1), router_(zmq_context_, zmq::socket_type::router),
+      fair_queue_(fair_queue_quantum_ns), perf_hint_(gpu, config.gpu), started_(std::chrono::steady_clock::now())
 {
     std::string why;
     recording_ = gpu::chooseRecordingMode(gpu.capabilities(), gpu.vendor(), config.gpu.recording, &why);
@@ -118,6 +125,8 @@ Result<void> Server::bind()
     itimerspec every_5s{{5, 0}, {5, 0}};
     timerfd_settime(housekeeping_timer_.get(), 0, &every_5s, nullptr);
     loop_.watch(housekeeping_timer_.get(), [this] { expireSilentClients(); });
+    scheduler_timer_.reset(timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK));
+    loop_.watch(scheduler_timer_.get(), [this] { onSchedulerTimer(); });
 
     log::get("ipc")->info("listening on ipc://{} (buffers: {})", daemon.socket.string(), daemon.buffer_socket.string());
     return {};
@@ -129,6 +138,7 @@ Server::~Server()
     loop_.unwatch(buffer_listener_.get());
     loop_.unwatch(completions_.fd());
     loop_.unwatch(housekeeping_timer_.get());
+    loop_.unwatch(scheduler_timer_.get());
     for (auto& [fd, connection] : unbound_connections_)
         loop_.unwatch(fd);
     for (auto& [token, client] : clients_)
@@ -154,6 +164,10 @@ Result<void> Server::reload(const config::Config& config, pipeline::Catalog cata
     std::string why;
     recording_ = gpu::chooseRecordingMode(gpu_.capabilities(), gpu_.vendor(), config_.gpu.recording, &why);
     setUpTuner();
+    perf_hint_.reconfigure(config_.gpu);
+    for (auto& [token, client] : clients_)
+        assignClass(client);
+    armSchedulerTimer();
     return {};
 }
 
@@ -229,6 +243,9 @@ void Server::handleMessage(const std::string& identity, std::span<const uint8_t>
     case wire::Message::StatsRequest:
         onStats(*client, *envelope->message_as_StatsRequest());
         break;
+    case wire::Message::TraceRequest:
+        onTrace(*client, *envelope->message_as_TraceRequest());
+        break;
     case wire::Message::Goodbye:
         dropClient(client->token, false);
         break;
@@ -257,10 +274,12 @@ void Server::onHello(const std::string& identity, const wire::Hello& hello)
     }
 
     ClientState client;
+    client.id = next_client_id_++;
     client.token = randomToken();
     client.identity = identity;
     client.name = hello.client_name() ? hello.client_name()->str() : "";
     client.last_seen = std::chrono::steady_clock::now();
+    assignClass(client);
 
     flatbuffers::FlatBufferBuilder builder;
     std::vector<flatbuffers::Offset<wire::PipelineInfo>> pipelines;
@@ -278,7 +297,8 @@ void Server::onHello(const std::string& identity, const wire::Hello& hello)
     auto welcome = wire::CreateWelcomeDirect(builder, protocol::protocol_version, client.token.c_str(),
                                              FRAMECL_VERSION, device.c_str(),
                                              config_.daemon.buffer_socket.c_str(), &pipelines);
-    logger->info("client '{}' connected ({} clients)", client.name, clients_.size() + 1);
+    logger->info("client '{}' connected ({} clients){}", client.name, clients_.size() + 1,
+                 client.client_class.empty() ? "" : fmt::format(", class '{}'", client.client_class));
     const std::string token = client.token;
     clients_.emplace(token, std::move(client));
     send(identity, protocol::finishEnvelope(builder, welcome));
@@ -337,7 +357,26 @@ void Server::dropClient(const std::string& token, bool disconnected)
                           client.in_flight ? fmt::format(" ({} frames still on the GPU)", client.in_flight) : "");
     if (client.buffer_connection.valid())
         loop_.unwatch(client.buffer_connection.get());
-    clients_.erase(it); // frames in flight keep their buffers and session until they end
+    fair_queue_.removeClient(client.id); // its waiting frames, and their buffers, go now
+    clients_.erase(it); // frames on the GPU keep their buffers and session until they end
+    schedule();
+}
+
+void Server::assignClass(ClientState& client)
+{
+    client.client_class.clear();
+    client.weight = 1;
+    for (const config::ClientClass& candidate : config_.client_classes) {
+        const bool matches = (candidate.match_name && fnmatch(candidate.match_name->c_str(), client.name.c_str(), 0) == 0) ||
+                             (candidate.uid && client.peer && client.peer->uid == *candidate.uid) ||
+                             (candidate.gid && client.peer && client.peer->gid == *candidate.gid);
+        if (matches) {
+            client.client_class = candidate.name;
+            client.weight = candidate.weight;
+            break;
+        }
+    }
+    fair_queue_.addClient(client.id, client.weight);
 }
 
 } // namespace framecl::ipc

@@ -24,6 +24,9 @@
 #include "ipc/peer_access.hpp"
 #include "pipeline/catalog.hpp"
 #include "pipeline/tuner.hpp"
+#include "scheduler/chrome_trace.hpp"
+#include "scheduler/fair_queue.hpp"
+#include "scheduler/perf_hint_switch.hpp"
 #include "service/service_loop.hpp"
 
 namespace framecl::ipc {
@@ -51,16 +54,34 @@ public:
     gpu::RecordingMode recording() const { return recording_; }
 
 private:
-    struct InFlightFrame {
-        std::string token; // the client, if it still exists when the frame completes
+    // A frame accepted and waiting for the GPU in its client's queue.
+    struct PendingFrame {
+        uint64_t serial;
+        std::string token; // the client, if it still exists when the frame ends
         uint32_t session_id;
         uint64_t sequence;
         std::shared_ptr<pipeline::Session> session;
         std::shared_ptr<memory::ImportedBuffer> input;
         std::shared_ptr<memory::ImportedBuffer> output;
-        pipeline::EnqueuedFrame frame;
         uint64_t queued_ns;
+        uint64_t deadline_ns; // CLOCK_MONOTONIC by which it must start; 0: none
+    };
+    struct InFlightFrame {
+        PendingFrame pending;
+        uint64_t client_id;
+        pipeline::EnqueuedFrame frame;
         uint64_t start_ns;
+    };
+    struct Refusal {
+        wire::FrameStatus status;
+        std::string error;
+    };
+    // A `framecl trace` window: answered when it closes.
+    struct OpenTrace {
+        std::string identity;
+        uint32_t request_id;
+        std::chrono::steady_clock::time_point ends;
+        scheduler::TraceWindow window;
     };
     struct DoneFields {
         wire::FrameStatus status;
@@ -91,8 +112,25 @@ private:
     void onCloseSession(ClientState& client, const wire::CloseSession& request);
     void onReleaseBuffers(ClientState& client, const wire::ReleaseBuffers& request);
     void onStats(ClientState& client, const wire::StatsRequest& request);
+    void onTrace(ClientState& client, const wire::TraceRequest& request);
     void onSubmit(ClientState& client, const wire::Submit& submit);
     void sendDone(const std::string& identity, uint32_t session, uint64_t sequence, const DoneFields& done);
+
+    // The scheduler (frames.cpp): every client's frames wait in the fair queue; at most
+    // `frames_on_gpu` of them are on the GPU, so the next one is chosen when one ends.
+    tl::expected<PendingFrame, Refusal> acceptFrame(ClientState& client, const HeldSubmit& submit);
+    void applyBackpressure(ClientState& client, SessionState& state, const HeldSubmit& submit, PendingFrame frame);
+    void queueFrame(ClientState& client, SessionState& state, PendingFrame frame);
+    void admitHeld(ClientState& client);
+    void schedule();
+    void startFrame(uint64_t client_id, PendingFrame pending);
+    void expireWaitingFrames(uint64_t now_ns);
+    // Done for a frame that never reached the GPU, with its client's counts.
+    void endWaitingFrame(const PendingFrame& frame, wire::FrameStatus status, const std::string& error);
+    void onSchedulerTimer();
+    void armSchedulerTimer();
+    // The [[client_class]] of a client by its name and, once known, its uid and gid.
+    void assignClass(ClientState& client);
 
     // The buffer socket.
     void acceptBufferConnection();
@@ -104,6 +142,7 @@ private:
 
     void onCompletions();
     void completeFrame(uint64_t serial, cl_int status);
+    void traceFrame(const ClientState& client, const InFlightFrame& frame);
     void expireSilentClients();
     void dropClient(const std::string& token, bool disconnected);
 
@@ -126,11 +165,16 @@ private:
     UniqueFd buffer_listener_;
     std::map<int, UniqueFd> unbound_connections_; // accepted, before their first RegisterBuffers
     UniqueFd housekeeping_timer_;
+    UniqueFd scheduler_timer_; // deadlines, the idle perf hint, trace windows
 
     std::map<std::string, ClientState> clients_; // by token
     CompletionQueue completions_;
-    std::map<uint64_t, InFlightFrame> in_flight_;
+    scheduler::FairQueue<PendingFrame> fair_queue_;
+    std::map<uint64_t, InFlightFrame> in_flight_; // on the GPU, by serial
     uint64_t next_frame_serial_ = 1;
+    uint64_t next_client_id_ = 1;
+    scheduler::PerfHintSwitch perf_hint_;
+    std::vector<OpenTrace> traces_;
     ReleasedOnDisconnect released_;
     std::chrono::steady_clock::time_point started_;
 };

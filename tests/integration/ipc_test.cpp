@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <zmq.hpp>
 
+#include "daemon_client.hpp"
 #include "daemon_fixture.hpp"
 #include "envelope.hpp"
 #include "framecl/client.h"
@@ -28,72 +29,12 @@ namespace {
 const std::string luma_pipeline = "[[pipeline]]\nname = \"luma\"\n"
                                   "stages = [ { plugin = \"color\", op = \"abgr_to_y\" } ]\n";
 
-struct Client {
-    framecl_client* handle = nullptr;
-    Client() = default;
-    Client(Client&& other) noexcept : handle(std::exchange(other.handle, nullptr)) {}
-    ~Client() { framecl_disconnect(handle); }
-    operator framecl_client*() const { return handle; }
-};
-
-Client connectTo(const RunningDaemon& daemon, const char* name = "ipc-test", int timeout_ms = 5000)
-{
-    const std::string socket = daemon.socket().string();
-    framecl_connect_options options{socket.c_str(), name, timeout_ms};
-    Client client;
-    const int r = framecl_connect(&options, &client.handle);
-    REQUIRE_MESSAGE(r == 0, "framecl_connect: " << framecl_last_error(nullptr));
-    return client;
-}
-
-framecl_frame_layout packed(uint32_t fourcc, uint32_t width, uint32_t height, uint64_t* size = nullptr)
-{
-    framecl_frame_layout layout{};
-    const uint64_t bytes = framecl_packed_layout(fourcc, width, height, &layout);
-    if (size)
-        *size = bytes;
-    return layout;
-}
-
-// Registers a sealed memfd of `layout` (`size` bytes) and returns its id; the memfd
-// comes back through `fd` so the test can write and read the frame.
-uint32_t registerMemfd(framecl_client* client, const framecl_frame_layout& layout, size_t size, framecl::UniqueFd& fd)
-{
-    fd = sealedMemfd("ipc-test", off_t(size));
-    uint32_t id = 0;
-    const int r = framecl_register_buffer(client, fd.get(), &layout, &id);
-    REQUIRE_MESSAGE(r == 0, "register: " << std::string(framecl_last_error(client)));
-    return id;
-}
-
 std::string registerError(framecl_client* client, int fd, const framecl_frame_layout& layout)
 {
     uint32_t id = 0;
     const int r = framecl_register_buffer(client, fd, &layout, &id);
     CHECK(r < 0);
     return framecl_last_error(client);
-}
-
-framecl_done nextDone(framecl_client* client, int timeout_ms = 20000)
-{
-    framecl_done done{};
-    const int r = framecl_next_done(client, timeout_ms, &done);
-    REQUIRE_MESSAGE(r == 0, "next_done: " << r << " " << framecl_last_error(client));
-    return done;
-}
-
-nlohmann::json stats(framecl_client* client)
-{
-    char* text = nullptr;
-    REQUIRE(framecl_stats(client, &text) == 0);
-    const auto json = nlohmann::json::parse(text);
-    free(text);
-    return json;
-}
-
-bool contains(const std::string& text, const std::string& part)
-{
-    return text.find(part) != std::string::npos;
 }
 
 } // namespace

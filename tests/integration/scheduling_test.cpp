@@ -1,0 +1,351 @@
+// Sharing the GPU through a real framecld on PoCL: a light client beside a flooding
+// one, backpressure and deadlines with exactly one Done per Submit, client classes'
+// weights, the budget's tiles in the stats, and `framecl trace`.
+#include <algorithm>
+#include <csignal>
+#include <fstream>
+#include <map>
+#include <thread>
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include "child_process.hpp"
+#include "daemon_client.hpp"
+#include "test_env.hpp"
+
+using namespace framecl::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+// `heavy` costs about 0.2 s a frame at 640x360 on a 2-core PoCL, `light` well
+// under 1 ms at 160x120. No tuning: sessions open at once and stay comparable. A
+// budget of a second leaves every dispatch whole.
+const std::string pipelines = R"(
+[gpu]
+tuning = "off"
+kernel_budget_ms = 1000
+[[pipeline]]
+name = "heavy"
+stages = [ { plugin = "meanshift", sp = 5, sr = 6, variant = "baseline" } ]
+[[pipeline]]
+name = "light"
+stages = [ { plugin = "color", op = "abgr_to_y" } ]
+)";
+
+constexpr uint32_t heavy_width = 640, heavy_height = 360;
+constexpr uint32_t light_width = 160, light_height = 120;
+
+// An open session with its own input and output buffers (one input, `outputs` outputs).
+struct Stream {
+    uint32_t session = 0;
+    uint32_t input = 0;
+    std::vector<uint32_t> outputs;
+    std::vector<framecl::UniqueFd> fds;
+};
+
+Stream openStream(framecl_client* client, const char* pipeline, uint32_t width, uint32_t height, size_t outputs,
+                  framecl_backpressure backpressure = FRAMECL_BACKPRESSURE_BLOCK, uint32_t deadline_us = 0)
+{
+    Stream stream;
+    framecl_frame_layout out_layout{};
+    const framecl_session_options options{backpressure, deadline_us};
+    REQUIRE_MESSAGE(framecl_open_session_with(client, pipeline, DRM_FORMAT_ABGR8888, width, height, nullptr, 0,
+                                              &options, &stream.session, &out_layout) == 0,
+                    std::string(framecl_last_error(client)));
+    uint64_t in_size = 0;
+    const auto in_layout = packed(DRM_FORMAT_ABGR8888, width, height, &in_size);
+    stream.fds.emplace_back();
+    stream.input = registerMemfd(client, in_layout, in_size, stream.fds.back());
+    for (size_t i = 0; i < outputs; ++i) {
+        stream.fds.emplace_back();
+        stream.outputs.push_back(registerMemfd(client, out_layout, framecl_layout_end(&out_layout), stream.fds.back()));
+    }
+    return stream;
+}
+
+std::unique_ptr<ChildProcess> camera(const RunningDaemon& daemon, const std::string& name, const std::string& pipeline,
+                                     const std::string& size, const std::string& backpressure = "block")
+{
+    return std::make_unique<ChildProcess>(
+        std::vector<std::string>{requireEnv("FRAMECL_MOCK_CAMERA"), "--socket", daemon.socket().string(), "--name",
+                                 name, "--pipeline", pipeline, "--format", "abgr8888", "--size", size, "--fps", "0",
+                                 "--frames", "1000000", "--backpressure", backpressure, "--timeout", "20000"},
+        std::map<std::string, std::string>{}, daemon.dir().path());
+}
+
+const nlohmann::json* clientNamed(const nlohmann::json& stats, const std::string& name)
+{
+    for (const auto& client : stats["clients"])
+        if (client["name"] == name)
+            return &client;
+    return nullptr;
+}
+
+uint64_t framesDone(framecl_client* observer, const std::string& name)
+{
+    const auto now = stats(observer);
+    const nlohmann::json* client = clientNamed(now, name);
+    if (!client || (*client)["sessions"].empty())
+        return 0;
+    return (*client)["sessions"][0]["frames_done"].get<uint64_t>();
+}
+
+void waitForFrames(framecl_client* observer, const std::string& name, uint64_t frames)
+{
+    const auto deadline = std::chrono::steady_clock::now() + 60s;
+    while (framesDone(observer, name) < frames && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(20ms);
+    REQUIRE_MESSAGE(framesDone(observer, name) >= frames, stats(observer).dump());
+}
+
+} // namespace
+
+TEST_CASE("a light client at 30 fps keeps every frame while a heavy client floods the GPU")
+{
+    RunningDaemon daemon(pipelines);
+    auto heavy = camera(daemon, "heavy", "heavy", "640x360");
+    Client observer = connectTo(daemon, "observer");
+    waitForFrames(observer, "heavy", 3);
+
+    Client light = connectTo(daemon, "light");
+    Stream stream = openStream(light, "light", light_width, light_height, 4);
+    constexpr int frames = 60;
+    constexpr auto interval = std::chrono::microseconds(1'000'000 / 30);
+    std::vector<framecl_done> dones;
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < frames; ++i) {
+        std::this_thread::sleep_until(start + i * interval);
+        REQUIRE(framecl_submit(light, stream.session, stream.input, stream.outputs[i % 4], uint64_t(i)) == 0);
+        framecl_done done{};
+        while (framecl_next_done(light, 0, &done) == 0)
+            dones.push_back(done);
+    }
+    while (dones.size() < frames)
+        dones.push_back(nextDone(light));
+
+    // The heavy client's longest frame (one dispatch: the budget is too large to tile it)
+    // as the daemon saw it.
+    const auto seen = stats(observer);
+    const nlohmann::json* heavy_stats = clientNamed(seen, "heavy");
+    REQUIRE(heavy_stats);
+    const double heavy_max_ms = (*heavy_stats)["sessions"][0]["stages"][0]["longest_dispatch_ms"].get<double>();
+    REQUIRE(heavy_max_ms > 0);
+    heavy->signal(SIGTERM);
+    heavy->wait(10s);
+
+    std::vector<double> latencies_ms;
+    for (int i = 0; i < frames; ++i) {
+        CHECK(dones[size_t(i)].sequence == uint64_t(i));
+        CHECK_MESSAGE(dones[size_t(i)].status == FRAMECL_FRAME_OK, dones[size_t(i)].error);
+        latencies_ms.push_back(double(dones[size_t(i)].end_ns - dones[size_t(i)].queued_ns) / 1e6);
+    }
+    std::sort(latencies_ms.begin(), latencies_ms.end());
+    const double p99 = latencies_ms[size_t(std::ceil(0.99 * frames)) - 1];
+    // A light frame waits for at most the heavy frame on the GPU when it arrives.
+    const double bound_ms = std::chrono::duration<double, std::milli>(interval).count() + heavy_max_ms;
+    MESSAGE("light p99 ", p99, " ms; bound ", bound_ms, " ms");
+    CHECK(p99 < bound_ms);
+    CHECK((*heavy_stats)["sessions"][0]["frames_done"].get<uint64_t>() > 3);
+}
+
+TEST_CASE("every Submit gets exactly one Done under each backpressure mode, with a client killed mid-stream")
+{
+    const std::pair<framecl_backpressure, const char*> modes[] = {{FRAMECL_BACKPRESSURE_BLOCK, "block"},
+                                                                   {FRAMECL_BACKPRESSURE_REJECT, "reject"},
+                                                                   {FRAMECL_BACKPRESSURE_DROP_OLDEST, "drop_oldest"}};
+    for (const auto& [mode, name] : modes) {
+        CAPTURE(name);
+        RunningDaemon daemon(pipelines + "[limits]\nmax_inflight_per_client = 2\n");
+        auto victim = camera(daemon, "victim", "heavy", "640x360", name);
+        Client client = connectTo(daemon, "survivor");
+        waitForFrames(client, "victim", 2);
+
+        // Four Submits outstanding against a limit of two: block holds two, reject
+        // refuses them, drop_oldest replaces the waiting one.
+        Stream stream = openStream(client, "heavy", heavy_width, heavy_height, 4, mode);
+        constexpr uint64_t submits = 24;
+        std::map<uint64_t, int> dones_of;
+        std::map<framecl_frame_status, int> statuses;
+        uint64_t submitted = 0, outstanding = 0;
+        while (submitted < submits || outstanding > 0) {
+            if (submitted < submits && outstanding < 4) {
+                REQUIRE(framecl_submit(client, stream.session, stream.input, stream.outputs[submitted % 4],
+                                       submitted) == 0);
+                ++submitted;
+                ++outstanding;
+                continue;
+            }
+            const framecl_done done = nextDone(client, 30000);
+            ++dones_of[done.sequence];
+            ++statuses[done.status];
+            --outstanding;
+            if (submitted == 8 && victim) {
+                victim->signal(SIGKILL);
+                REQUIRE(victim->wait(10s));
+                victim.reset();
+            }
+        }
+        framecl_done extra{};
+        CHECK(framecl_next_done(client, 300, &extra) == -ETIMEDOUT);
+        REQUIRE(dones_of.size() == submits);
+        for (const auto& [sequence, count] : dones_of)
+            CHECK_MESSAGE(count == 1, "sequence " << sequence);
+        CHECK(statuses[FRAMECL_FRAME_FAILED] == 0);
+        CHECK(statuses[FRAMECL_FRAME_LOST] == 0);
+        if (mode == FRAMECL_BACKPRESSURE_BLOCK)
+            CHECK(statuses[FRAMECL_FRAME_OK] == int(submits));
+        if (mode == FRAMECL_BACKPRESSURE_REJECT)
+            CHECK(statuses[FRAMECL_FRAME_BUSY] > 0);
+        if (mode == FRAMECL_BACKPRESSURE_DROP_OLDEST)
+            CHECK(statuses[FRAMECL_FRAME_DROPPED] > 0);
+        CHECK(statuses[FRAMECL_FRAME_OK] > 0);
+
+        const auto after = stats(client);
+        CHECK(after["released_on_disconnect"]["clients"] == 1);
+        CHECK(clientNamed(after, "victim") == nullptr);
+        const nlohmann::json* self = clientNamed(after, "survivor");
+        REQUIRE(self);
+        CHECK((*self)["frames_waiting"] == 0);
+        const auto& session = (*self)["sessions"][0];
+        CHECK(session["backpressure"] == name);
+        CHECK(session["frames_in_flight"] == 0);
+        CHECK(session["frames_done"] == statuses[FRAMECL_FRAME_OK]);
+        CHECK(session["frames_busy"] == statuses[FRAMECL_FRAME_BUSY]);
+        CHECK(session["frames_dropped"] == statuses[FRAMECL_FRAME_DROPPED]);
+    }
+}
+
+TEST_CASE("frames that cannot start before their deadline end as dropped; alone, they all run")
+{
+    RunningDaemon daemon(pipelines);
+    Client client = connectTo(daemon, "deadline");
+    constexpr uint32_t deadline_us = 5000;
+    Stream stream = openStream(client, "light", light_width, light_height, 4, FRAMECL_BACKPRESSURE_BLOCK, deadline_us);
+    for (uint64_t i = 0; i < 8; ++i) {
+        REQUIRE(framecl_submit(client, stream.session, stream.input, stream.outputs[i % 4], i) == 0);
+        const framecl_done done = nextDone(client);
+        CHECK_MESSAGE(done.status == FRAMECL_FRAME_OK, done.error);
+    }
+
+    // Behind heavy frames, 5 ms is too short for some of them.
+    auto heavy = camera(daemon, "heavy", "heavy", "640x360");
+    waitForFrames(client, "heavy", 2);
+    std::map<framecl_frame_status, int> statuses;
+    for (uint64_t i = 8; i < 40; ++i) {
+        REQUIRE(framecl_submit(client, stream.session, stream.input, stream.outputs[i % 4], i) == 0);
+        const framecl_done done = nextDone(client);
+        CHECK(done.sequence == i);
+        ++statuses[done.status];
+        if (done.status == FRAMECL_FRAME_DROPPED) {
+            CHECK(done.start_ns == 0);
+            CHECK(done.end_ns - done.queued_ns >= deadline_us * 1000);
+            CHECK(contains(done.error, "deadline"));
+        }
+        std::this_thread::sleep_for(7ms);
+    }
+    heavy->signal(SIGTERM);
+    heavy->wait(10s);
+    CHECK(statuses[FRAMECL_FRAME_DROPPED] > 0);
+    CHECK(statuses[FRAMECL_FRAME_DROPPED] + statuses[FRAMECL_FRAME_OK] == 32);
+    const auto session = (*clientNamed(stats(client), "deadline"))["sessions"][0];
+    CHECK(session["frames_dropped"] == statuses[FRAMECL_FRAME_DROPPED]);
+    CHECK(session["deadline_us"] == deadline_us);
+}
+
+TEST_CASE("flooding clients share the GPU by their classes' weights, whatever their frames cost")
+{
+    SUBCASE("frames costing about 10:1, equal weights: half each")
+    {
+        RunningDaemon daemon(pipelines);
+        auto big = camera(daemon, "big", "heavy", "640x360");
+        auto small = camera(daemon, "small", "heavy", "200x116");
+        Client observer = connectTo(daemon, "observer");
+        waitForFrames(observer, "big", 3);
+        waitForFrames(observer, "small", 3);
+        // gpu_share counts from each client's start; both started together.
+        std::this_thread::sleep_for(3s);
+        const auto now = stats(observer);
+        const double big_share = (*clientNamed(now, "big"))["gpu_share"].get<double>();
+        const double small_share = (*clientNamed(now, "small"))["gpu_share"].get<double>();
+        MESSAGE("shares big ", big_share, ", small ", small_share);
+        CHECK(big_share == doctest::Approx(small_share).epsilon(0.25));
+        CHECK((*clientNamed(now, "small"))["sessions"][0]["frames_done"].get<uint64_t>() >
+              5 * (*clientNamed(now, "big"))["sessions"][0]["frames_done"].get<uint64_t>());
+    }
+    SUBCASE("equal frames, weights 3:1 by client class: 3:1")
+    {
+        RunningDaemon daemon(pipelines + R"(
+[[client_class]]
+name = "preview"
+match_name = "preview-*"
+weight = 3
+[[client_class]]
+name = "batch"
+match_name = "batch"
+weight = 1
+)");
+        auto preview = camera(daemon, "preview-main", "heavy", "320x180");
+        auto batch = camera(daemon, "batch", "heavy", "320x180");
+        Client observer = connectTo(daemon, "observer");
+        waitForFrames(observer, "preview-main", 3);
+        waitForFrames(observer, "batch", 3);
+        std::this_thread::sleep_for(3s);
+        const auto now = stats(observer);
+        const nlohmann::json& first = *clientNamed(now, "preview-main");
+        const nlohmann::json& second = *clientNamed(now, "batch");
+        CHECK(first["class"] == "preview");
+        CHECK(first["weight"] == 3);
+        CHECK(second["class"] == "batch");
+        const double ratio = first["gpu_share"].get<double>() / second["gpu_share"].get<double>();
+        MESSAGE("share ratio ", ratio);
+        CHECK(ratio == doctest::Approx(3.0).epsilon(0.25));
+    }
+}
+
+TEST_CASE("with a kernel budget the stats show each stage's tiles, and framecl trace writes them as Chrome JSON")
+{
+    std::string config = pipelines;
+    config.replace(config.find("kernel_budget_ms = 1000"), 23, "kernel_budget_ms = 4");
+    RunningDaemon daemon(config);
+    auto heavy = camera(daemon, "heavy", "heavy", "640x360");
+    Client observer = connectTo(daemon, "observer");
+    waitForFrames(observer, "heavy", 2);
+
+    const auto trace_file = daemon.dir().path() / "trace.json";
+    ChildProcess trace({requireEnv("FRAMECL_CLI"), "trace", "--socket", daemon.socket().string(), "--seconds", "1",
+                        "-o", trace_file.string()},
+                       {}, daemon.dir().path());
+    const auto status = trace.wait(30s);
+    REQUIRE(status);
+    CHECK_MESSAGE(status->code == 0, trace.stderrText());
+    CHECK(contains(trace.stdoutText(), "trace.json"));
+
+    const auto now = stats(observer);
+    heavy->signal(SIGTERM);
+    heavy->wait(10s);
+    const auto& stage = (*clientNamed(now, "heavy"))["sessions"][0]["stages"][0];
+    MESSAGE(stage.dump());
+    CHECK(stage["tiles"].get<uint32_t>() > 1);
+    CHECK(now["daemon"]["kernel_budget_ms"] == 4.0);
+
+    std::ifstream file(trace_file);
+    const auto json = nlohmann::json::parse(file);
+    std::map<std::string, int> lanes;
+    int slices = 0;
+    for (const auto& event : json["traceEvents"]) {
+        if (event["ph"] == "M" && event["name"] == "thread_name")
+            ++lanes[event["args"]["name"].get<std::string>()];
+        if (event["ph"] == "X") {
+            ++slices;
+            CHECK(event["dur"].get<double>() >= 0);
+            CHECK(event["ts"].get<double>() >= 0);
+        }
+    }
+    CHECK(slices > 1);
+    bool heavy_lane = false;
+    for (const auto& [lane, count] : lanes)
+        heavy_lane = heavy_lane || contains(lane, "heavy");
+    CHECK(heavy_lane);
+}
