@@ -3,7 +3,9 @@
 // events, median of --runs after a warm-up), gives its effective bandwidth (the frame's
 // bytes read and written over that time) against the device's measured copy bandwidth,
 // and its speedup over the plugin's first variant, the baseline. With --tune it adds
-// the tuner's choice (variant and work-group size). Markdown on stdout or --markdown,
+// the tuner's choice (variant and work-group size). With --budgets it runs the first
+// selected filter at the first size untiled and under each kernel-time budget instead
+// (budget_bench.hpp). Markdown on stdout or --markdown,
 // JSON with --json. No daemon and no IPC: it links the GPU, memory and pipeline
 // components only, so it runs wherever an OpenCL driver does.
 #include <cstdio>
@@ -15,6 +17,7 @@
 #include "base/log.hpp"
 #include "bench_cases.hpp"
 #include "bench_report.hpp"
+#include "budget_bench.hpp"
 #include "config/default_paths.hpp"
 #include "config/loader.hpp"
 #include "gpu/cl_error.hpp"
@@ -41,6 +44,8 @@ struct Options {
     bool tune = false;
     double tuning_budget_s = 10;
     bool extra_sizes = true;
+    std::vector<double> budgets_ms; // --budgets: the kernel-time budget table instead
+    int budget_frames = 10;
     std::string markdown_file;
     std::string json_file;
 };
@@ -189,6 +194,45 @@ void benchStage(const gpu::GpuContext& gpu, const pipeline::PipelineDefinition& 
     report.measurements.push_back(std::move(m));
 }
 
+void write(const Options& options, const std::string& markdown_text, const nlohmann::json& json_value)
+{
+    if (options.markdown_file.empty()) {
+        fmt::print("{}", markdown_text);
+    } else {
+        std::ofstream(options.markdown_file) << markdown_text;
+    }
+    if (!options.json_file.empty())
+        std::ofstream(options.json_file) << json_value.dump(2) << "\n";
+}
+
+// The first selected filter at `size`, untiled and under each of --budgets.
+int runBudgets(const Options& options, const gpu::GpuContext& gpu, const pipeline::Catalog& catalog,
+               const FrameSize& size, const std::string& device, const std::string& command)
+{
+    const auto& cases = benchCases();
+    for (size_t c = 0; c < cases.size(); ++c) {
+        if (!selected(options, cases[c]) || cases[c].plugin == "copy")
+            continue;
+        const auto definition = catalog.find(pipelineName(c, size));
+        if (!definition) {
+            fmt::print(stderr, "framecl-bench: plugin '{}' not loaded\n", cases[c].plugin);
+            return 1;
+        }
+        const pipeline::FrameShape input{cases[c].fourcc, size.width, size.height};
+        BudgetReport report = benchBudgets(gpu, definition, input, options.budgets_ms, options.warmup,
+                                           options.budget_frames);
+        report.device = device;
+        report.command = command;
+        for (const BudgetRow& row : report.rows)
+            fmt::print(stderr, "budget {:g} ms: {} tiles, longest {:.3f} ms, {:.2f} fps{}\n", row.budget_ms, row.tiles,
+                       row.longest_ms, row.fps, row.error.empty() ? "" : " — " + row.error);
+        write(options, budgetMarkdown(report), budgetJson(report));
+        return 0;
+    }
+    fmt::print(stderr, "framecl-bench: --budgets needs a filter (--filters)\n");
+    return 2;
+}
+
 int run(const Options& options, const std::string& command)
 {
     std::vector<FrameSize> sizes;
@@ -236,6 +280,8 @@ int run(const Options& options, const std::string& command)
     fmt::print(stderr, "{}: copy {:.1f} GB/s\n", report.device, report.copy_gbs);
 
     const auto& cases = benchCases();
+    if (!options.budgets_ms.empty())
+        return runBudgets(options, **gpu, set.catalog, sizes.front(), report.device, command);
     for (size_t c = 0; c < cases.size(); ++c) {
         if (!selected(options, cases[c]))
             continue;
@@ -252,14 +298,7 @@ int run(const Options& options, const std::string& command)
         }
     }
 
-    const std::string text = markdown(report);
-    if (options.markdown_file.empty()) {
-        fmt::print("{}", text);
-    } else {
-        std::ofstream(options.markdown_file) << text;
-    }
-    if (!options.json_file.empty())
-        std::ofstream(options.json_file) << json(report).dump(2) << "\n";
+    write(options, markdown(report), json(report));
     return 0;
 }
 
@@ -289,6 +328,13 @@ int main(int argc, char** argv)
     app.add_option("--tuning-budget", options.tuning_budget_s, "Seconds the tuner may spend per stage")
         ->capture_default_str();
     app.add_flag("!--no-extra-sizes", options.extra_sizes, "Skip sizes a filter's target adds (mean shift 2560x2560)");
+    app.add_option("--budgets", options.budgets_ms,
+                   "Kernel-time budgets in ms: run the first filter at the first size untiled and under each")
+        ->delimiter(',')
+        ->check(CLI::PositiveNumber);
+    app.add_option("--budget-frames", options.budget_frames, "Frames measured per budget")
+        ->check(CLI::Range(1, 100000))
+        ->capture_default_str();
     app.add_option("--markdown", options.markdown_file, "Write the tables here instead of stdout");
     app.add_option("--json", options.json_file, "Also write JSON here");
     CLI11_PARSE(app, argc, argv);
