@@ -304,6 +304,11 @@ void Server::onTrace(ClientState& client, const wire::TraceRequest& request)
                   fmt::format("a trace lasts 1 to 60 seconds, not {}", request.seconds()));
         return;
     }
+    // One window per client: each holds up to a million slices until it closes.
+    if (std::any_of(traces_.begin(), traces_.end(), [&](const OpenTrace& t) { return t.identity == client.identity; })) {
+        sendError(client.identity, request.request_id(), "a trace of this client is being recorded already");
+        return;
+    }
     const auto ends = std::chrono::steady_clock::now() + std::chrono::seconds(request.seconds());
     traces_.push_back({client.identity, request.request_id(), ends, scheduler::TraceWindow(ends)});
     armSchedulerTimer();
