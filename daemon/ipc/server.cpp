@@ -127,6 +127,7 @@ Result<void> Server::bind()
     loop_.watch(housekeeping_timer_.get(), [this] { expireSilentClients(); });
     scheduler_timer_.reset(timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK));
     loop_.watch(scheduler_timer_.get(), [this] { onSchedulerTimer(); });
+    armSchedulerTimer(); // the perf hint goes idle even if no frame ever comes
 
     log::get("ipc")->info("listening on ipc://{} (buffers: {})", daemon.socket.string(), daemon.buffer_socket.string());
     return {};
