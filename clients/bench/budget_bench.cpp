@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "gpu/cl_error.hpp"
+#include "pipeline/calibration.hpp"
 #include "pipeline/stage_timing.hpp"
 
 namespace framecl::bench {
@@ -17,21 +18,6 @@ uint64_t nowNs()
     return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
                         std::chrono::steady_clock::now().time_since_epoch())
                         .count());
-}
-
-// A camera-like frame: bands of two levels under a sensor's small noise, the content
-// that makes a mean shift find every neighbour in range (its costly case).
-std::vector<uint8_t> cameraLikeFrame(uint64_t bytes)
-{
-    std::vector<uint8_t> frame(bytes);
-    uint32_t state = 2463534242u;
-    for (uint64_t i = 0; i < bytes; ++i) {
-        state ^= state << 13;
-        state ^= state >> 17;
-        state ^= state << 5;
-        frame[i] = uint8_t(((i / 64) % 2 ? 180 : 50) + int(state & 15) - 8);
-    }
-    return frame;
 }
 
 BudgetRow runBudget(const gpu::GpuContext& gpu, std::shared_ptr<const pipeline::PipelineDefinition> definition,
@@ -51,7 +37,7 @@ BudgetRow runBudget(const gpu::GpuContext& gpu, std::shared_ptr<const pipeline::
     const uint64_t in_bytes = framecl_packed_layout(input.fourcc, input.width, input.height, &in_layout);
     const pipeline::FrameShape output = (*session)->output();
     const uint64_t out_bytes = framecl_packed_layout(output.fourcc, output.width, output.height, &out_layout);
-    std::vector<uint8_t> content = cameraLikeFrame(in_bytes);
+    std::vector<uint8_t> content = pipeline::cameraLikeFrame(in_bytes); // what calibration sees too
     cl_int err = CL_SUCCESS;
     cl::Buffer in(gpu.context(), CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, in_bytes, content.data(), &err);
     cl::Buffer out(gpu.context(), CL_MEM_WRITE_ONLY, out_bytes, nullptr, &err);

@@ -8,7 +8,7 @@ namespace framecl::gpu {
 namespace {
 
 // PerfHint and PriorityHint share their three levels.
-template <typename Level> const char* levelName(Level level)
+template <typename Level> const char* nameOf(Level level)
 {
     switch (level) {
     case Level::High:
@@ -21,7 +21,9 @@ template <typename Level> const char* levelName(Level level)
     return "low";
 }
 
-cl_context_properties qcomPerfHint(config::PerfHint hint)
+} // namespace
+
+cl_uint qcomPerfHint(config::PerfHint hint)
 {
     switch (hint) {
     case config::PerfHint::High:
@@ -33,6 +35,13 @@ cl_context_properties qcomPerfHint(config::PerfHint hint)
     }
     return CL_PERF_HINT_LOW_QCOM;
 }
+
+const char* levelName(config::PerfHint hint)
+{
+    return nameOf(hint);
+}
+
+namespace {
 
 cl_context_properties qcomPriorityHint(config::PriorityHint hint)
 {
@@ -73,11 +82,11 @@ HintPlan chooseHints(const Capabilities& caps, const config::GpuConfig& config)
     if (caps.qcom_priority_hint) {
         plan.context_properties.push_back(CL_CONTEXT_PRIORITY_HINT_QCOM);
         plan.context_properties.push_back(qcomPriorityHint(config.priority_hint));
-        priority = std::string("CL_CONTEXT_PRIORITY_HINT_QCOM=") + levelName(config.priority_hint);
+        priority = std::string("CL_CONTEXT_PRIORITY_HINT_QCOM=") + nameOf(config.priority_hint);
     } else if (caps.khr_priority_hints) {
         plan.queue_properties.push_back(CL_QUEUE_PRIORITY_KHR);
         plan.queue_properties.push_back(khrQueuePriority(config.priority_hint));
-        priority = std::string("CL_QUEUE_PRIORITY_KHR=") + levelName(config.priority_hint);
+        priority = std::string("CL_QUEUE_PRIORITY_KHR=") + nameOf(config.priority_hint);
     } else {
         priority = "none (device offers neither cl_qcom_priority_hint nor cl_khr_priority_hints)";
     }

@@ -29,4 +29,9 @@ struct HintPlan {
 // always in order (guide §5.7.5) with profiling on (guide §4.5.2).
 HintPlan chooseHints(const Capabilities& caps, const config::GpuConfig& config);
 
+// The CL_PERF_HINT_*_QCOM value of `hint`, for the context and clSetPerfHintQCOM.
+cl_uint qcomPerfHint(config::PerfHint hint);
+// "high", "normal", "low".
+const char* levelName(config::PerfHint hint);
+
 } // namespace framecl::gpu

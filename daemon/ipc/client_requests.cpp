@@ -26,13 +26,6 @@ const char* backpressureName(wire::Backpressure mode)
 // How far back `framecl stats` counts frames per second.
 constexpr uint64_t fps_window_ns = 5'000'000'000;
 
-uint64_t monotonicNs()
-{
-    timespec now{};
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return uint64_t(now.tv_sec) * 1000000000u + uint64_t(now.tv_nsec);
-}
-
 } // namespace
 
 void Server::onOpenSession(ClientState& client, const wire::OpenSession& request)

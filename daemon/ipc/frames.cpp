@@ -22,13 +22,6 @@ namespace {
 // client; the gap between two frames is one completion callback and one enqueue.
 constexpr size_t frames_on_gpu = 1;
 
-uint64_t monotonicNs()
-{
-    timespec now{};
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return uint64_t(now.tv_sec) * 1000000000u + uint64_t(now.tv_nsec);
-}
-
 // steady_clock is CLOCK_MONOTONIC on Linux: the timer and the frames share one clock.
 uint64_t monotonicNs(std::chrono::steady_clock::time_point at)
 {

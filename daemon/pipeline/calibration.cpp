@@ -25,6 +25,19 @@ Result<uint64_t> timeSlice(const cl::CommandQueue& queue, const gpu::ReplayDispa
 
 } // namespace
 
+std::vector<uint8_t> cameraLikeFrame(uint64_t bytes)
+{
+    std::vector<uint8_t> frame(bytes);
+    uint64_t state = 0x9E3779B97F4A7C15ull;
+    for (uint64_t i = 0; i < bytes; ++i) {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        frame[i] = uint8_t(((i / 64) % 2 ? 180 : 50) + int(state & 15) - 8);
+    }
+    return frame;
+}
+
 Result<double> calibrateNsPerItem(const cl::CommandQueue& queue, const gpu::ReplayDispatch& dispatch,
                                   const DispatchShape& shape, uint64_t budget_ns)
 {

@@ -3,11 +3,20 @@
 // kernel-time budget (DESIGN.md, Scheduler): each dispatch run on a slice of its tile
 // axis (tile_plan.hpp, calibrationSlice) and timed by its profiling event.
 
+#include <cstdint>
+#include <vector>
+
 #include "base/result.hpp"
 #include "gpu/replay.hpp"
 #include "pipeline/tile_plan.hpp"
 
 namespace framecl::pipeline {
+
+// `bytes` of what a camera gives a filter at its costliest: flat areas (bands of two
+// levels, 64 bytes wide) under a sensor's small noise (±8), in which a data-dependent
+// filter such as a mean shift finds every neighbour in range; uniform noise would make
+// it look four times cheaper than a camera frame does. Fixed seed: the same each time.
+std::vector<uint8_t> cameraLikeFrame(uint64_t bytes);
 
 // Nanoseconds per work item of `dispatch`, of shape `shape`, whose every argument is
 // set, frame buffers included: calibration slices sized to stay within `budget_ns`

@@ -17,28 +17,14 @@
 namespace framecl::pipeline {
 namespace {
 
-// A device buffer of `bytes` for calibration, or undefined content for an output. The
-// input is what a camera gives a filter at its costliest: flat areas (bands of two
-// levels, 64 bytes wide) under a sensor's small noise, in which a data-dependent filter
-// such as a mean shift finds every neighbour in range; uniform noise would make it look
-// four times cheaper than a camera frame does. Fixed seed: the same every time.
-Result<cl::Buffer> scratchBuffer(const gpu::GpuContext& gpu, uint64_t bytes, bool random)
+// A device buffer of `bytes` for calibration: a camera-like frame for an input, or
+// undefined content for an output.
+Result<cl::Buffer> scratchBuffer(const gpu::GpuContext& gpu, uint64_t bytes, bool camera_like)
 {
-    std::vector<uint8_t> content;
-    if (random) {
-        content.resize(bytes);
-        uint64_t state = 0x9E3779B97F4A7C15ull;
-        for (size_t i = 0; i < content.size(); ++i) {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            const int level = (i / 64) % 2 ? 180 : 50;
-            content[i] = uint8_t(level + int(state & 15) - 8);
-        }
-    }
+    std::vector<uint8_t> content = camera_like ? cameraLikeFrame(bytes) : std::vector<uint8_t>{};
     cl_int err = CL_SUCCESS;
-    cl::Buffer buffer(gpu.context(), CL_MEM_READ_WRITE | (random ? CL_MEM_COPY_HOST_PTR : 0), bytes,
-                      random ? content.data() : nullptr, &err);
+    cl::Buffer buffer(gpu.context(), CL_MEM_READ_WRITE | (camera_like ? CL_MEM_COPY_HOST_PTR : 0), bytes,
+                      camera_like ? content.data() : nullptr, &err);
     if (err != CL_SUCCESS)
         return fail(gpu::clFailure("clCreateBuffer", err, fmt::format("a calibration frame of {} bytes", bytes)));
     return buffer;

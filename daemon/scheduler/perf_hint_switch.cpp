@@ -5,37 +5,9 @@
 #include "base/log.hpp"
 #include "gpu/cl_error.hpp"
 #include "gpu/context.hpp"
+#include "gpu/hints.hpp"
 
 namespace framecl::scheduler {
-namespace {
-
-cl_uint qcomPerfHint(config::PerfHint hint)
-{
-    switch (hint) {
-    case config::PerfHint::High:
-        return CL_PERF_HINT_HIGH_QCOM;
-    case config::PerfHint::Normal:
-        return CL_PERF_HINT_NORMAL_QCOM;
-    case config::PerfHint::Low:
-        break;
-    }
-    return CL_PERF_HINT_LOW_QCOM;
-}
-
-const char* hintName(config::PerfHint hint)
-{
-    switch (hint) {
-    case config::PerfHint::High:
-        return "high";
-    case config::PerfHint::Normal:
-        return "normal";
-    case config::PerfHint::Low:
-        break;
-    }
-    return "low";
-}
-
-} // namespace
 
 PerfHintSwitch::PerfHintSwitch(const gpu::GpuContext& gpu, const config::GpuConfig& config, Clock::time_point since)
     : context_(gpu.context()()),
@@ -94,7 +66,7 @@ void PerfHintSwitch::tick(Clock::time_point now)
 
 const char* PerfHintSwitch::current() const
 {
-    return active() ? hintName(current_) : nullptr;
+    return active() ? gpu::levelName(current_) : nullptr;
 }
 
 void PerfHintSwitch::reconfigure(const config::GpuConfig& config)
@@ -111,14 +83,14 @@ void PerfHintSwitch::reconfigure(const config::GpuConfig& config)
 
 void PerfHintSwitch::apply(config::PerfHint hint, std::string_view why)
 {
-    const cl_int err = set_perf_hint_(context_, qcomPerfHint(hint));
+    const cl_int err = set_perf_hint_(context_, gpu::qcomPerfHint(hint));
     if (err != CL_SUCCESS) {
         log::get("gpu")->warn("{}; keeping perf hint {} (wanted {}: {})",
-                              gpu::clFailure("clSetPerfHintQCOM", err, "context"), hintName(current_),
-                              hintName(hint), why);
+                              gpu::clFailure("clSetPerfHintQCOM", err, "context"), gpu::levelName(current_),
+                              gpu::levelName(hint), why);
         return;
     }
-    log::get("gpu")->debug("perf hint {} -> {} ({})", hintName(current_), hintName(hint), why);
+    log::get("gpu")->debug("perf hint {} -> {} ({})", gpu::levelName(current_), gpu::levelName(hint), why);
     current_ = hint;
 }
 
