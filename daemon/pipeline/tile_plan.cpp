@@ -19,6 +19,69 @@ Tile whole(const DispatchShape& shape)
     return Tile{{0, 0}, shape.global};
 }
 
+// How a dispatch is cut: `bands` along its tile axis, each cut into `columns` along the
+// cross axis (1 where the bands suffice or the cross axis may not be cut).
+struct TileGrid {
+    size_t axis = 0, granule = 0;        // the tile axis and its granule
+    size_t cross = 0, cross_granule = 0; // the cross axis and its granule
+    size_t bands = 1, columns = 1;
+};
+
+// `extent`, costing `ns` in all, cut into parts of whole granules so that each takes at
+// most `target_ns`: as many granules to a part as fit under the target, or one granule
+// to a part where none fits (and then each part is still over the target).
+struct AxisCut {
+    size_t parts;
+    bool over;
+};
+
+AxisCut cutUnder(size_t extent, size_t granule, double ns, double target_ns)
+{
+    const size_t granules = ceilDiv(extent, granule);
+    const double granule_ns = ns * double(granule) / double(extent);
+    const auto fitting = size_t(target_ns / granule_ns);
+    return fitting == 0 ? AxisCut{granules, true} : AxisCut{ceilDiv(granules, fitting), false};
+}
+
+TileGrid gridOf(const DispatchShape& shape, double predicted_ns, double target_ns)
+{
+    TileGrid grid;
+    const auto axis = tileAxis(shape);
+    if (!axis || !(target_ns > 0) || !(predicted_ns > target_ns))
+        return grid;
+    grid.axis = *axis;
+    grid.granule = tileGranule(shape, grid.axis, predicted_ns, target_ns);
+    const AxisCut bands = cutUnder(shape.global[grid.axis], grid.granule, predicted_ns, target_ns);
+    grid.bands = bands.parts;
+    const auto cross = crossAxis(shape);
+    if (!bands.over || !cross)
+        return grid;
+    // Bands of one granule still over the target: each cut into columns the same way.
+    grid.cross = *cross;
+    const double band_ns = predicted_ns * double(grid.granule) / double(shape.global[grid.axis]);
+    grid.cross_granule = tileGranule(shape, grid.cross, band_ns, target_ns);
+    grid.columns = cutUnder(shape.global[grid.cross], grid.cross_granule, band_ns, target_ns).parts;
+    return grid;
+}
+
+// `parts` consecutive (start, extent) pairs covering `extent`: its granules shared out
+// evenly, the first parts taking one more where they do not divide, the last ending at
+// `extent` (whose last granule may be partial when the runtime chooses the work-group).
+std::vector<std::pair<size_t, size_t>> split(size_t extent, size_t granule, size_t parts)
+{
+    const size_t granules = ceilDiv(extent, granule);
+    std::vector<std::pair<size_t, size_t>> split;
+    split.reserve(parts);
+    size_t start = 0;
+    for (size_t i = 0; i < parts; ++i) {
+        const size_t share = granules / parts + (i < granules % parts ? 1 : 0);
+        const size_t end = i + 1 == parts ? extent : start + share * granule;
+        split.emplace_back(start, end - start);
+        start = end;
+    }
+    return split;
+}
+
 } // namespace
 
 std::optional<size_t> tileAxis(const DispatchShape& shape)
@@ -28,6 +91,14 @@ std::optional<size_t> tileAxis(const DispatchShape& shape)
     if ((shape.tileable_axes & FRAMECL_AXIS_X) && shape.global[0] > 0)
         return 0;
     return std::nullopt;
+}
+
+std::optional<size_t> crossAxis(const DispatchShape& shape)
+{
+    const auto axis = tileAxis(shape);
+    if (!axis || *axis != 1 || !(shape.tileable_axes & FRAMECL_AXIS_X) || shape.global[0] == 0)
+        return std::nullopt;
+    return 0;
 }
 
 uint64_t workItems(const std::array<size_t, 2>& global)
@@ -45,37 +116,34 @@ size_t tileGranule(const DispatchShape& shape, size_t axis, double predicted_ns,
 
 uint32_t tileCount(const DispatchShape& shape, double predicted_ns, double target_ns)
 {
-    const auto axis = tileAxis(shape);
-    if (!axis || !(target_ns > 0) || !(predicted_ns > target_ns))
-        return 1;
-    const size_t granules = ceilDiv(shape.global[*axis], tileGranule(shape, *axis, predicted_ns, target_ns));
-    const double wanted = std::ceil(predicted_ns / target_ns);
-    return uint32_t(std::min<double>(wanted, double(granules)));
+    const TileGrid grid = gridOf(shape, predicted_ns, target_ns);
+    return uint32_t(grid.bands * grid.columns);
 }
 
 std::vector<Tile> planTiles(const DispatchShape& shape, double predicted_ns, double target_ns)
 {
-    const uint32_t count = tileCount(shape, predicted_ns, target_ns);
-    if (count == 1)
+    const TileGrid grid = gridOf(shape, predicted_ns, target_ns);
+    if (grid.bands * grid.columns == 1)
         return {whole(shape)};
-    const size_t axis = *tileAxis(shape);
-    const size_t extent = shape.global[axis];
-    const size_t granule = tileGranule(shape, axis, predicted_ns, target_ns);
-    const size_t granules = ceilDiv(extent, granule);
-
+    const auto bands = split(shape.global[grid.axis], grid.granule, grid.bands);
+    const auto columns = grid.columns > 1 ? split(shape.global[grid.cross], grid.cross_granule, grid.columns)
+                                          : std::vector<std::pair<size_t, size_t>>{};
     std::vector<Tile> tiles;
-    tiles.reserve(count);
-    size_t start = 0;
-    for (uint32_t i = 0; i < count; ++i) {
-        const size_t share = granules / count + (i < granules % count ? 1 : 0);
-        // The last granule may be partial (an extent that is not a multiple of the
-        // granule when the runtime chooses the work-group): the last tile ends there.
-        const size_t end = i + 1 == count ? extent : start + share * granule;
-        Tile tile = whole(shape);
-        tile.offset[axis] = start;
-        tile.global[axis] = end - start;
-        tiles.push_back(tile);
-        start = end;
+    tiles.reserve(grid.bands * grid.columns);
+    for (const auto& [band_start, band_extent] : bands) {
+        Tile band = whole(shape);
+        band.offset[grid.axis] = band_start;
+        band.global[grid.axis] = band_extent;
+        if (columns.empty()) {
+            tiles.push_back(band);
+            continue;
+        }
+        for (const auto& [column_start, column_extent] : columns) {
+            Tile tile = band;
+            tile.offset[grid.cross] = column_start;
+            tile.global[grid.cross] = column_extent;
+            tiles.push_back(tile);
+        }
     }
     return tiles;
 }

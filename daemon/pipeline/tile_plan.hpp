@@ -1,8 +1,9 @@
 #pragma once
 // The geometry of the kernel-time budget (DESIGN.md, Scheduler): how a dispatch whose
-// plan marks an axis tileable is cut into tiles along that axis, each a dispatch of its
-// own with a global work offset, so that each tile's predicted time stays under a
-// target. Pure functions: no OpenCL call, no clock.
+// plan marks an axis tileable is cut into tiles along that axis (and across it too,
+// where both are tileable and bands alone are too slow), each a dispatch of its own
+// with a global work offset, so that each tile's predicted time stays under a target.
+// Pure functions: no OpenCL call, no clock.
 
 #include <array>
 #include <cstddef>
@@ -39,6 +40,11 @@ inline constexpr size_t default_tile_granule = 8;
 // tileable (a one-dimensional dispatch has only X).
 std::optional<size_t> tileAxis(const DispatchShape& shape);
 
+// The axis a band along tileAxis() is cut across when even bands of one granule are
+// predicted over the target (a slow device, a costly kernel): X, where the tile axis is
+// Y and the plan marks X tileable too; none otherwise.
+std::optional<size_t> crossAxis(const DispatchShape& shape);
+
 // Work items of `global` (the product of its extents).
 uint64_t workItems(const std::array<size_t, 2>& global);
 
@@ -55,20 +61,24 @@ size_t tileGranule(const DispatchShape& shape, size_t axis, double predicted_ns 
 // and a flush (the benchmark's targets: the longest dispatch within 1.25x of the budget
 // and throughput within 10% of untiled).
 inline constexpr double budget_target_fraction = 0.85;
-inline double tileTarget(uint64_t budget_ns)
+constexpr double tileTarget(uint64_t budget_ns)
 {
     return double(budget_ns) * budget_target_fraction;
 }
 
-// How many tiles a dispatch predicted to take `predicted_ns` needs so that each takes
-// at most `target_ns`: ceil(predicted_ns / target_ns), at least 1, never more than the
-// granules along its tile axis; 1 for a dispatch that cannot be cut or a target of 0.
+// How many tiles a dispatch predicted to take `predicted_ns` (its work spread evenly)
+// needs so that each takes at most `target_ns`: bands along its tile axis of as many
+// whole granules as fit under the target; where not even one fits, a band per granule,
+// each cut the same way into columns along the cross axis, if there is one. At most one
+// tile per granule (or granule cell): past that a tile runs over the target. 1 for a
+// dispatch that cannot be cut, predicted within the target, or a target of 0.
 uint32_t tileCount(const DispatchShape& shape, double predicted_ns, double target_ns);
 
-// The dispatch cut into tileCount() tiles along tileAxis(), in order: the granules
-// shared out evenly (the first tiles take one more where they do not divide), every
-// extent a multiple of the granule but the last, which ends at the dispatch's end.
-// One tile, the whole dispatch, when it is not cut.
+// The dispatch cut into tileCount() tiles, band by band and column by column within a
+// band (memory order): along each axis the granules shared out evenly (the first parts
+// take one more where they do not divide), every extent a multiple of the granule but
+// the last, which ends at the dispatch's end. One tile, the whole dispatch, when it is
+// not cut.
 std::vector<Tile> planTiles(const DispatchShape& shape, double predicted_ns, double target_ns);
 
 // The part a session times at open to seed the prediction (calibration): about an eighth

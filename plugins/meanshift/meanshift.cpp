@@ -160,8 +160,9 @@ uint32_t stopBound(double eps)
 
 // meanshift_<variant>(src, src_offset, src_stride, dst, dst_offset, dst_stride, width,
 // height, sp, sr2, max_iter, eps[, tile, margin, tile_capacity]): one work item per
-// pixel. Each output row depends only on the input, so the daemon may split the
-// dispatch into bands of rows.
+// pixel. Each output pixel depends only on the input (its window clipped to the image),
+// so the daemon may cut the dispatch along either axis: bands of rows, and columns
+// within them where a band of one work group's rows is still over the budget.
 int plan(const framecl_format* in, const framecl_param_value* values, framecl_plan* plan, char*,
          size_t)
 {
@@ -179,7 +180,7 @@ int plan(const framecl_format* in, const framecl_param_value* values, framecl_pl
         dispatch.local_hint[0] = group_width;
         dispatch.local_hint[1] = group_height;
     }
-    dispatch.tileable_axes = FRAMECL_AXIS_Y;
+    dispatch.tileable_axes = FRAMECL_AXIS_X | FRAMECL_AXIS_Y;
     dispatch.args[0] = planeArg(FRAMECL_ARG_INPUT_PLANE, 0);
     dispatch.args[1] = planeArg(FRAMECL_ARG_OUTPUT_PLANE, 0);
     dispatch.args[2] = uintArg(in->width);

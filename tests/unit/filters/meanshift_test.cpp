@@ -289,7 +289,7 @@ TEST_CASE("meanshift refuses an input that is not ABGR8888, naming the format it
     CHECK(session.error().message == "stage 1 (meanshift): input must be ABGR8888, got R8");
 }
 
-TEST_CASE("the default variant plans the packed kernel, 32x4 work groups, tileable in y")
+TEST_CASE("the default variant plans the packed kernel, 32x4 work groups, tileable in x and y")
 {
     auto definition = device().pipelines.catalog.find("meanshift-defaults");
     REQUIRE(definition);
@@ -303,7 +303,7 @@ TEST_CASE("the default variant plans the packed kernel, 32x4 work groups, tileab
     CHECK(dispatch.global[1] == 479);
     CHECK(dispatch.local_hint[0] == 32);
     CHECK(dispatch.local_hint[1] == 4);
-    CHECK(dispatch.tileable_axes == FRAMECL_AXIS_Y);
+    CHECK(dispatch.tileable_axes == (FRAMECL_AXIS_X | FRAMECL_AXIS_Y));
     REQUIRE(dispatch.arg_count == 8);
     CHECK(dispatch.args[4].uint_value == 5);  // sp
     CHECK(dispatch.args[5].uint_value == 36); // cvRound(6²)

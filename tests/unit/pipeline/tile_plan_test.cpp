@@ -1,5 +1,6 @@
 // The tile plan of the kernel-time budget (pipeline/tile_plan.hpp), with no device:
 // how many tiles, along which axis, of which extents.
+#include <algorithm>
 #include <numeric>
 
 #include <doctest/doctest.h>
@@ -30,16 +31,17 @@ std::vector<size_t> rowsOf(const std::vector<Tile>& tiles, const DispatchShape& 
 
 } // namespace
 
-TEST_CASE("tiles are ceil(predicted / target), along Y, each a multiple of the local size")
+TEST_CASE("tiles are bands along Y of as many work groups' rows as fit under the target")
 {
     const DispatchShape shape{2, {640, 480}, {16, 16}, FRAMECL_AXIS_X | FRAMECL_AXIS_Y};
-    // 4.5 targets: 5 tiles of 30 work-groups' rows shared out 6, 6, 6, 6, 6.
+    // 4.5 targets over 30 rows of groups, 150 each: 6 fit, so 5 tiles of 6.
     const auto tiles = planTiles(shape, 4500, 1000);
     REQUIRE(tiles.size() == 5);
     CHECK(rowsOf(tiles, shape) == std::vector<size_t>{96, 96, 96, 96, 96});
 
-    // 7 tiles of 30 groups: the first two take one group more.
-    CHECK(rowsOf(planTiles(shape, 6500, 1000), shape) == std::vector<size_t>{80, 80, 64, 64, 64, 64, 64});
+    // 6.5 targets, 217 a row of groups: 4 fit, so 8 tiles, the 30 rows shared out
+    // 4, 4, 4, 4, 4, 4, 3, 3 (7 tiles — ceil(6.5) — would give some 5 rows, over the target).
+    CHECK(rowsOf(planTiles(shape, 6500, 1000), shape) == std::vector<size_t>{64, 64, 64, 64, 64, 64, 48, 48});
 }
 
 TEST_CASE("a dispatch predicted within the target, or with no target, runs whole")
@@ -66,7 +68,10 @@ TEST_CASE("never more tiles than granules along the tile axis")
     CHECK(rowsOf(planTiles(shape, 2500, 1000), shape) == std::vector<size_t>{8, 8, 4});
     // More than a target in 8 rows: single rows, at most one tile each.
     CHECK(tileCount(shape, 1e9, 1000) == 20);
-    CHECK(rowsOf(planTiles(shape, 12000, 1000), shape) == std::vector<size_t>{2, 2, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1});
+    // 12 targets in 20 rows, 600 a row: one fits, so one row to a tile.
+    CHECK(rowsOf(planTiles(shape, 12000, 1000), shape) == std::vector<size_t>(20, 1));
+    // 9 targets, 450 a row: two rows to a tile.
+    CHECK(rowsOf(planTiles(shape, 9000, 1000), shape) == std::vector<size_t>(10, 2));
 
     const DispatchShape grouped{2, {64, 32}, {8, 16}, FRAMECL_AXIS_Y};
     CHECK(rowsOf(planTiles(grouped, 1e9, 1), grouped) == std::vector<size_t>{16, 16});
@@ -85,7 +90,62 @@ TEST_CASE("a dispatch tileable only along X is cut into columns")
 
     const DispatchShape line{1, {1000, 1}, {0, 0}, FRAMECL_AXIS_X | FRAMECL_AXIS_Y};
     REQUIRE(tileAxis(line) == 0); // a one-dimensional dispatch has no Y to cut
-    CHECK(planTiles(line, 2000, 1000).size() == 2);
+    // 125 granules of 8 at 16 each: 62 fit (two halves of 62.5 would not be whole granules).
+    CHECK(planTiles(line, 2000, 1000).size() == 3);
+}
+
+TEST_CASE("bands of one granule still over the target are cut into columns where X is tileable")
+{
+    // 60 targets in 20 rows: single-row bands of 3 targets each (8 rows would be 24),
+    // each cut into columns of whole 8-column granules, 37.4 each: 26 fit, so the 81
+    // granules go in 4 columns of 21, 20, 20 and 20 (the last ending at 641).
+    const DispatchShape shape{2, {641, 20}, {0, 0}, FRAMECL_AXIS_X | FRAMECL_AXIS_Y};
+    REQUIRE(crossAxis(shape) == 0);
+    CHECK(tileCount(shape, 60'000, 1000) == 80);
+    const auto tiles = planTiles(shape, 60'000, 1000);
+    REQUIRE(tiles.size() == 80);
+    const std::array<size_t, 4> starts{0, 168, 328, 488}, widths{168, 160, 160, 153};
+    for (size_t i = 0; i < tiles.size(); ++i) {
+        CAPTURE(i);
+        CHECK(tiles[i].offset == std::array<size_t, 2>{starts[i % 4], i / 4});
+        CHECK(tiles[i].global == std::array<size_t, 2>{widths[i % 4], 1});
+    }
+
+    // The same dispatch tileable only along Y stops at its 20 rows.
+    const DispatchShape rows_only{2, {641, 20}, {0, 0}, FRAMECL_AXIS_Y};
+    CHECK_FALSE(crossAxis(rows_only).has_value());
+    CHECK(tileCount(rows_only, 60'000, 1000) == 20);
+}
+
+TEST_CASE("a grid covers the dispatch once, in whole work groups, and stops at the granules")
+{
+    // Mean shift at 3264x2448 on two CPU cores: 4.9 s in work groups of 32x4 under a
+    // 1.7 ms target. A band of one group's rows is 8 ms, so 612 bands, each of 102
+    // groups at 78.5 us: 21 fit, so 5 columns (3060 tiles).
+    const DispatchShape shape{2, {3264, 2448}, {32, 4}, FRAMECL_AXIS_X | FRAMECL_AXIS_Y};
+    const auto tiles = planTiles(shape, 4.9e9, 1.7e6);
+    REQUIRE(tiles.size() == 3060);
+    CHECK(tileCount(shape, 4.9e9, 1.7e6) == 3060);
+    std::vector<uint8_t> covered(3264 * 2448, 0);
+    for (const Tile& tile : tiles) {
+        CHECK(tile.offset[0] % 32 == 0);
+        CHECK(tile.offset[1] % 4 == 0);
+        CHECK(tile.global[0] % 32 == 0);
+        CHECK(tile.global[1] % 4 == 0);
+        for (size_t y = tile.offset[1]; y < tile.offset[1] + tile.global[1]; ++y)
+            for (size_t x = tile.offset[0]; x < tile.offset[0] + tile.global[0]; ++x)
+                ++covered[y * 3264 + x];
+    }
+    CHECK(std::all_of(covered.begin(), covered.end(), [](uint8_t n) { return n == 1; }));
+    // Band by band, column by column: the first band's five columns of 21, 21, 20, 20
+    // and 20 groups, then the second band.
+    CHECK(tiles[0].global == std::array<size_t, 2>{672, 4});
+    CHECK(tiles[4].offset == std::array<size_t, 2>{2624, 0});
+    CHECK(tiles[5].offset == std::array<size_t, 2>{0, 4});
+
+    // No more tiles than work groups, however slow.
+    const DispatchShape grouped{2, {64, 32}, {8, 16}, FRAMECL_AXIS_X | FRAMECL_AXIS_Y};
+    CHECK(planTiles(grouped, 1e12, 1).size() == 16);
 }
 
 TEST_CASE("a dispatch with no tileable axis runs whole whatever its prediction")

@@ -23,10 +23,12 @@ namespace {
 constexpr uint32_t odd_width = 641, odd_height = 479;
 constexpr uint32_t even_width = 642, even_height = 478;
 
-// A budget with a prediction far over it: every tileable dispatch is cut as finely as its
-// granules allow (one tile per local size, or per 8 rows), the last tile taking the rest.
+// A budget with a prediction of two tile targets per row of the frame: every tileable
+// dispatch is cut into bands of one row (or one work group's rows), and where it may also
+// be cut along X, each band into columns — some thousand tiles, the last of each band
+// and column taking the rest.
 constexpr uint64_t forced_budget_ns = 1'000'000;
-constexpr double forced_ns_per_item = 1e6;
+constexpr double forced_ns_per_item = 2 * pipeline::tileTarget(forced_budget_ns) / odd_width;
 
 struct PipelineCase {
     std::string name;
@@ -199,6 +201,16 @@ TEST_CASE("tiled and untiled sessions of convolve give the same bytes") { checkP
 TEST_CASE("tiled and untiled sessions of epsilon give the same bytes") { checkPlugin("epsilon-"); }
 TEST_CASE("tiled and untiled sessions of meanshift give the same bytes") { checkPlugin("meanshift-"); }
 TEST_CASE("tiled and untiled sessions of sobel give the same bytes") { checkPlugin("sobel-"); }
+
+TEST_CASE("a mean shift whose bands of one work group are over the target is cut into columns too")
+{
+    // 120 bands of 4 rows (479 rounded up to the 32x4 work groups), each cut into the
+    // same columns: the grid the bytes above were checked with.
+    auto tiled = device().open("meanshift-packed", inputOf(DRM_FORMAT_ABGR8888), forcedTiles(gpu::RecordingMode::Off));
+    const uint32_t tiles = tiled->budgetStats()[0].tiles;
+    CHECK(tiles > 120);
+    CHECK(tiles % 120 == 0);
+}
 
 TEST_CASE("tiles recorded with the qcom recording and on-chip intermediates give the untiled bytes")
 {
