@@ -204,6 +204,9 @@ private:
     Result<void> calibrate();
     // Cuts each dispatch into tiles for its prediction under the budget.
     void planAllTiles();
+    // Re-plans the tiles for a longer budget where there are more than a qcom recording
+    // may hold (session_budget.cpp); returns that budget in ns, or 0 where they fit.
+    double fitTilesInRecording();
     // Records the current tiles for the recording mode, with `in` and `out` bound.
     Result<std::shared_ptr<RecordedSequence>> record(const FrameBuffer& in, const FrameBuffer& out) const;
     // Counts one dispatch or tile of `stage` that took `ns` in budgetStats().

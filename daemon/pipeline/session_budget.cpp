@@ -111,6 +111,38 @@ void Session::planAllTiles()
         planned.cost.planned_ns_per_item = planned.cost.ns_per_item;
         planned.tiles = tilesFor(planned.shape, planned.cost.ns_per_item, kernel_budget_ns_);
     }
+    if (const double stretched_ns = fitTilesInRecording(); stretched_ns > 0)
+        log::get("pipeline")
+            ->warn("the tiles for a kernel-time budget of {:.3g} ms would not fit in one recording of at most {} "
+                   "dispatches (CL_DEVICE_RECORDABLE_QUEUE_MAX_SIZE): planned for {:.3g} ms",
+                   double(kernel_budget_ns_) / 1e6, gpu_->capabilities().recordable_queue_max_size,
+                   stretched_ns / 1e6);
+}
+
+double Session::fitTilesInRecording()
+{
+    // Under the qcom recording each tile is a recorded dispatch, and a recording holds at
+    // most CL_DEVICE_RECORDABLE_QUEUE_MAX_SIZE of them. Past that, the tiles are planned
+    // for a longer budget until they fit: the session keeps running, its tiles over the
+    // budget counted as overruns, rather than failing every frame at recording. (A
+    // pipeline of more dispatches than that fails at recording, with that message.)
+    const uint64_t capacity =
+        recording_ == gpu::RecordingMode::Qcom ? gpu_->capabilities().recordable_queue_max_size : 0;
+    const auto tiles = [&] {
+        size_t count = 0;
+        for (const PlannedDispatch& planned : dispatches_)
+            count += planned.tiles.size();
+        return count;
+    };
+    if (capacity == 0 || dispatches_.size() > capacity || tiles() <= capacity)
+        return 0;
+    double budget_ns = double(kernel_budget_ns_);
+    while (tiles() > capacity) {
+        budget_ns *= std::max(1.05, double(tiles()) / double(capacity));
+        for (PlannedDispatch& planned : dispatches_)
+            planned.tiles = tilesFor(planned.shape, planned.cost.ns_per_item, uint64_t(budget_ns));
+    }
+    return budget_ns;
 }
 
 void Session::countDispatch(uint32_t stage, uint64_t ns, bool estimated)
@@ -189,22 +221,34 @@ void Session::frameCompleted(const EnqueuedFrame& frame, uint64_t wall_ns)
     // own.
     if (kernel_budget_ns_ == 0)
         return;
-    bool replanned = false;
+    std::vector<std::vector<Tile>> was; // every dispatch's tiles, kept at the first change
     for (size_t d = 0; d < dispatches_.size(); ++d) {
         PlannedDispatch& planned = dispatches_[d];
         if (!planned.cost.drifted() && !overran[d])
             continue;
         if (overran[d])
             planned.cost.ns_per_item = std::max(planned.cost.ns_per_item, measured_per_item[d]);
-        const double was = planned.cost.planned_ns_per_item;
         planned.cost.planned_ns_per_item = planned.cost.ns_per_item;
         auto retiled = tilesFor(planned.shape, planned.cost.ns_per_item, kernel_budget_ns_);
         if (retiled == planned.tiles)
             continue;
-        log::get("pipeline")
-            ->debug("{}: {:.3g} ns per work item, was {:.3g}; {} tiles, were {}", planned.whole.name,
-                    planned.cost.ns_per_item, was, retiled.size(), planned.tiles.size());
+        if (was.empty())
+            for (const PlannedDispatch& each : dispatches_)
+                was.push_back(each.tiles);
         planned.tiles = std::move(retiled);
+    }
+    if (was.empty())
+        return;
+    // Tiles stretched to fit a recording overrun every frame, and come back the same.
+    fitTilesInRecording();
+    bool replanned = false;
+    for (size_t d = 0; d < dispatches_.size(); ++d) {
+        const PlannedDispatch& planned = dispatches_[d];
+        if (planned.tiles == was[d])
+            continue;
+        log::get("pipeline")
+            ->debug("{}: {:.3g} ns per work item; {} tiles, were {}", planned.whole.name, planned.cost.ns_per_item,
+                    planned.tiles.size(), was[d].size());
         replanned = true;
     }
     if (replanned)

@@ -36,6 +36,7 @@ struct Recording {
 struct QcomEmulation::State {
     std::mutex mutex;
     uint64_t onchip_bytes = 0;
+    uint64_t recordable_queue_max_size = 0; // 0: no limit
     std::set<cl_command_queue> recordable;
     std::map<cl_command_queue, Recording*> open; // the recording open on each recordable queue
     std::map<const Recording*, std::unique_ptr<Recording>> recordings; // the live ones
@@ -270,6 +271,10 @@ cl_int CL_API_CALL emulatedEnqueueNDRangeKernel(cl_command_queue queue, cl_kerne
             dispatch.local[i] = local_work_size[i];
     }
     Recording& recording = *open->second;
+    if (state->recordable_queue_max_size != 0 && recording.dispatches.size() >= state->recordable_queue_max_size)
+        return state->refuse(call, CL_OUT_OF_RESOURCES,
+                             fmt::format("a recording of more than CL_DEVICE_RECORDABLE_QUEUE_MAX_SIZE = {} dispatches",
+                                         state->recordable_queue_max_size));
     recording.dispatches.push_back(std::move(dispatch));
     state->log.recordings[recording.id - 1].dispatches = recording.dispatches.size();
     return CL_SUCCESS;
@@ -487,6 +492,7 @@ gpu::Capabilities QcomEmulation::emulatedCapabilities(gpu::Capabilities real, ui
     {
         std::lock_guard lock(state_->mutex);
         state_->onchip_bytes = onchip_bytes;
+        real.recordable_queue_max_size = state_->recordable_queue_max_size;
     }
     real.recordable_queues = true;
     real.onchip_global_memory = true;
@@ -498,6 +504,12 @@ gpu::Capabilities QcomEmulation::emulatedCapabilities(gpu::Capabilities real, ui
     addExtension(real, "cl_qcom_perf_hint");
     addExtension(real, "cl_qcom_priority_hint");
     return real;
+}
+
+void QcomEmulation::setRecordableQueueMaxSize(uint64_t dispatches)
+{
+    std::lock_guard lock(state_->mutex);
+    state_->recordable_queue_max_size = dispatches;
 }
 
 std::unique_ptr<gpu::GpuContext> QcomEmulation::openGpu(uint64_t onchip_bytes, const config::GpuConfig& config)

@@ -87,6 +87,11 @@ public:
     // names. `onchip_bytes` is also the size on-chip buffers are checked against.
     gpu::Capabilities emulatedCapabilities(gpu::Capabilities real, uint64_t onchip_bytes);
 
+    // Reports CL_DEVICE_RECORDABLE_QUEUE_MAX_SIZE as `dispatches` in the capabilities
+    // opened after this call, and refuses a recorded NDRange past it (0, the default:
+    // no limit, as PoCL answers nothing to the query).
+    void setRecordableQueueMaxSize(uint64_t dispatches);
+
     // The device `config.device` picks, opened as an Adreno with `onchip_bytes` of
     // on-chip memory: its real capabilities and driver table, emulated as above.
     // Fails the test if it cannot be opened.

@@ -241,6 +241,79 @@ TEST_CASE("tiles recorded with the qcom recording and on-chip intermediates give
     CHECK(log.recordings[0].dispatches == tiles); // each tile a recorded dispatch
 }
 
+TEST_CASE("tiles that would overflow a qcom recording are planned for a longer budget and still give the bytes")
+{
+    // An Adreno whose recordings hold at most 40 dispatches: the chain's four stages,
+    // forced into some thousand tiles each, are re-planned to fit rather than failing
+    // at recording.
+    constexpr uint64_t capacity = 40;
+    test::QcomEmulation emulation;
+    emulation.setRecordableQueueMaxSize(capacity);
+    const auto adreno = emulation.openGpu(4 << 20);
+    REQUIRE(adreno->capabilities().recordable_queue_max_size == capacity);
+    test::TempDir cache_dir;
+    gpu::ProgramCache cache(cache_dir.path());
+    const pipeline::PipelineSet pipelines = test::pipelineSet(test::pipelineConfig(testPipelines()), *adreno, cache);
+    const auto open = [&](const pipeline::SessionOptions& options) {
+        auto session = pipeline::Session::open(*adreno, pipelines.catalog.find("chain"),
+                                               {DRM_FORMAT_ABGR8888, odd_width, odd_height}, options);
+        REQUIRE_MESSAGE(session, (session ? "" : session.error().message));
+        return std::move(*session);
+    };
+    auto whole = open(untiled(gpu::RecordingMode::Off));
+    auto tiled = open(forcedTiles(gpu::RecordingMode::Qcom));
+    uint32_t tiles = 0;
+    for (const auto& stage : tiled->budgetStats())
+        tiles += stage.tiles;
+    CHECK(tiles <= capacity);
+    CHECK(tiles > tiled->budgetStats().size()); // still tiled, only more coarsely
+    CHECK(outputBytes(*adreno, *tiled, 29) == outputBytes(*adreno, *whole, 29));
+
+    const auto& log = emulation.log();
+    CHECK(log.argument_errors.empty());
+    REQUIRE(log.recordings.size() == 1);
+    CHECK(log.recordings[0].dispatches == tiles);
+}
+
+TEST_CASE("tiles stretched to fit a qcom recording run over the budget without being recorded again every frame")
+{
+    // A budget of 1 us that no tile can meet: every frame overruns and re-plans, and the
+    // plan, stretched to the recording's 6 dispatches again, is the one already recorded.
+    constexpr uint64_t capacity = 6;
+    test::QcomEmulation emulation;
+    emulation.setRecordableQueueMaxSize(capacity);
+    const auto adreno = emulation.openGpu(4 << 20);
+    test::TempDir cache_dir;
+    gpu::ProgramCache cache(cache_dir.path());
+    const pipeline::PipelineSet pipelines = test::pipelineSet(test::pipelineConfig(testPipelines()), *adreno, cache);
+    pipeline::SessionOptions options = untiled(gpu::RecordingMode::Qcom);
+    options.kernel_budget_ns = 1'000;
+    auto session = pipeline::Session::open(*adreno, pipelines.catalog.find("chain"),
+                                           {DRM_FORMAT_ABGR8888, odd_width, odd_height}, options);
+    REQUIRE_MESSAGE(session, (session ? "" : session.error().message));
+
+    LaidOutBuffer in(*adreno, paddedLayout((*session)->input(), 11), 5);
+    LaidOutBuffer out(*adreno, paddedLayout((*session)->output(), 5), 0);
+    constexpr int frames = 5;
+    for (int i = 0; i < frames; ++i) {
+        const uint64_t start = nowNs();
+        auto frame = (*session)->enqueue({in.mem(), &in.layout}, {out.mem(), &out.layout});
+        REQUIRE_MESSAGE(frame, (frame ? "" : frame.error().message));
+        REQUIRE(adreno->queue().finish() == CL_SUCCESS);
+        (*session)->frameCompleted(*frame, nowNs() - start);
+    }
+
+    uint64_t overruns = 0;
+    for (const auto& stage : (*session)->budgetStats())
+        overruns += stage.overruns;
+    CHECK(overruns >= frames);
+    const auto& log = emulation.log();
+    CHECK(log.argument_errors.empty());
+    CHECK(log.recordings.size() <= 2); // the plan at open, and at most one correction
+    for (const auto& recording : log.recordings)
+        CHECK(recording.dispatches <= capacity);
+}
+
 TEST_CASE("with a small budget, the tile count follows the calibration")
 {
     // A first session with a budget of 1 ns: cut as finely as the granules allow, single
