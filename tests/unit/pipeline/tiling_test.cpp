@@ -191,6 +191,40 @@ uint64_t nowNs()
                         .count());
 }
 
+// The test device emulated as an Adreno with 4 MiB on-chip and recordings of at most
+// `recording_capacity` dispatches (0: no limit), and the test pipelines built for it.
+struct EmulatedAdreno {
+    test::QcomEmulation emulation;
+    std::unique_ptr<gpu::GpuContext> gpu;
+    test::TempDir cache_dir;
+    gpu::ProgramCache cache{cache_dir.path()};
+    pipeline::PipelineSet pipelines;
+
+    explicit EmulatedAdreno(uint64_t recording_capacity = 0)
+    {
+        emulation.setRecordableQueueMaxSize(recording_capacity);
+        gpu = emulation.openGpu(4 << 20);
+        pipelines = test::pipelineSet(test::pipelineConfig(testPipelines()), *gpu, cache);
+    }
+
+    // The "chain" pipeline on an odd-sized ABGR8888 input.
+    std::unique_ptr<pipeline::Session> openChain(const pipeline::SessionOptions& options)
+    {
+        auto session = pipeline::Session::open(*gpu, pipelines.catalog.find("chain"),
+                                               {DRM_FORMAT_ABGR8888, odd_width, odd_height}, options);
+        REQUIRE_MESSAGE(session, (session ? "" : session.error().message));
+        return std::move(*session);
+    }
+};
+
+uint32_t totalTiles(const pipeline::Session& session)
+{
+    uint32_t tiles = 0;
+    for (const auto& stage : session.budgetStats())
+        tiles += stage.tiles;
+    return tiles;
+}
+
 } // namespace
 
 TEST_CASE("tiled and untiled sessions of copy give the same bytes") { checkPlugin("copy-"); }
@@ -214,31 +248,18 @@ TEST_CASE("a mean shift whose bands of one work group are over the target is cut
 
 TEST_CASE("tiles recorded with the qcom recording and on-chip intermediates give the untiled bytes")
 {
-    test::QcomEmulation emulation;
-    const auto adreno = emulation.openGpu(4 << 20);
-    test::TempDir cache_dir;
-    gpu::ProgramCache cache(cache_dir.path());
-    const pipeline::PipelineSet pipelines = test::pipelineSet(test::pipelineConfig(testPipelines()), *adreno, cache);
-    const auto open = [&](const pipeline::SessionOptions& options) {
-        auto session = pipeline::Session::open(*adreno, pipelines.catalog.find("chain"),
-                                               {DRM_FORMAT_ABGR8888, odd_width, odd_height}, options);
-        REQUIRE_MESSAGE(session, (session ? "" : session.error().message));
-        return std::move(*session);
-    };
-    auto whole = open(untiled(gpu::RecordingMode::Off));
-    auto tiled = open(forcedTiles(gpu::RecordingMode::Qcom));
+    EmulatedAdreno adreno;
+    auto whole = adreno.openChain(untiled(gpu::RecordingMode::Off));
+    auto tiled = adreno.openChain(forcedTiles(gpu::RecordingMode::Qcom));
     CHECK(tiled->onchipIntermediates() > 0);
     for (const auto& stage : tiled->budgetStats())
         CHECK(stage.tiles >= 3);
-    CHECK(outputBytes(*adreno, *tiled, 23) == outputBytes(*adreno, *whole, 23));
+    CHECK(outputBytes(*adreno.gpu, *tiled, 23) == outputBytes(*adreno.gpu, *whole, 23));
 
-    const auto& log = emulation.log();
+    const auto& log = adreno.emulation.log();
     CHECK(log.argument_errors.empty());
     REQUIRE(log.recordings.size() == 1);
-    uint32_t tiles = 0;
-    for (const auto& stage : tiled->budgetStats())
-        tiles += stage.tiles;
-    CHECK(log.recordings[0].dispatches == tiles); // each tile a recorded dispatch
+    CHECK(log.recordings[0].dispatches == totalTiles(*tiled)); // each tile a recorded dispatch
 }
 
 TEST_CASE("tiles that would overflow a qcom recording are planned for a longer budget and still give the bytes")
@@ -247,29 +268,16 @@ TEST_CASE("tiles that would overflow a qcom recording are planned for a longer b
     // forced into some thousand tiles each, are re-planned to fit rather than failing
     // at recording.
     constexpr uint64_t capacity = 40;
-    test::QcomEmulation emulation;
-    emulation.setRecordableQueueMaxSize(capacity);
-    const auto adreno = emulation.openGpu(4 << 20);
-    REQUIRE(adreno->capabilities().recordable_queue_max_size == capacity);
-    test::TempDir cache_dir;
-    gpu::ProgramCache cache(cache_dir.path());
-    const pipeline::PipelineSet pipelines = test::pipelineSet(test::pipelineConfig(testPipelines()), *adreno, cache);
-    const auto open = [&](const pipeline::SessionOptions& options) {
-        auto session = pipeline::Session::open(*adreno, pipelines.catalog.find("chain"),
-                                               {DRM_FORMAT_ABGR8888, odd_width, odd_height}, options);
-        REQUIRE_MESSAGE(session, (session ? "" : session.error().message));
-        return std::move(*session);
-    };
-    auto whole = open(untiled(gpu::RecordingMode::Off));
-    auto tiled = open(forcedTiles(gpu::RecordingMode::Qcom));
-    uint32_t tiles = 0;
-    for (const auto& stage : tiled->budgetStats())
-        tiles += stage.tiles;
+    EmulatedAdreno adreno(capacity);
+    REQUIRE(adreno.gpu->capabilities().recordable_queue_max_size == capacity);
+    auto whole = adreno.openChain(untiled(gpu::RecordingMode::Off));
+    auto tiled = adreno.openChain(forcedTiles(gpu::RecordingMode::Qcom));
+    const uint32_t tiles = totalTiles(*tiled);
     CHECK(tiles <= capacity);
     CHECK(tiles > tiled->budgetStats().size()); // still tiled, only more coarsely
-    CHECK(outputBytes(*adreno, *tiled, 29) == outputBytes(*adreno, *whole, 29));
+    CHECK(outputBytes(*adreno.gpu, *tiled, 29) == outputBytes(*adreno.gpu, *whole, 29));
 
-    const auto& log = emulation.log();
+    const auto& log = adreno.emulation.log();
     CHECK(log.argument_errors.empty());
     REQUIRE(log.recordings.size() == 1);
     CHECK(log.recordings[0].dispatches == tiles);
@@ -280,34 +288,27 @@ TEST_CASE("tiles stretched to fit a qcom recording run over the budget without b
     // A budget of 1 us that no tile can meet: every frame overruns and re-plans, and the
     // plan, stretched to the recording's 6 dispatches again, is the one already recorded.
     constexpr uint64_t capacity = 6;
-    test::QcomEmulation emulation;
-    emulation.setRecordableQueueMaxSize(capacity);
-    const auto adreno = emulation.openGpu(4 << 20);
-    test::TempDir cache_dir;
-    gpu::ProgramCache cache(cache_dir.path());
-    const pipeline::PipelineSet pipelines = test::pipelineSet(test::pipelineConfig(testPipelines()), *adreno, cache);
+    EmulatedAdreno adreno(capacity);
     pipeline::SessionOptions options = untiled(gpu::RecordingMode::Qcom);
     options.kernel_budget_ns = 1'000;
-    auto session = pipeline::Session::open(*adreno, pipelines.catalog.find("chain"),
-                                           {DRM_FORMAT_ABGR8888, odd_width, odd_height}, options);
-    REQUIRE_MESSAGE(session, (session ? "" : session.error().message));
+    auto session = adreno.openChain(options);
 
-    LaidOutBuffer in(*adreno, paddedLayout((*session)->input(), 11), 5);
-    LaidOutBuffer out(*adreno, paddedLayout((*session)->output(), 5), 0);
+    LaidOutBuffer in(*adreno.gpu, paddedLayout(session->input(), 11), 5);
+    LaidOutBuffer out(*adreno.gpu, paddedLayout(session->output(), 5), 0);
     constexpr int frames = 5;
     for (int i = 0; i < frames; ++i) {
         const uint64_t start = nowNs();
-        auto frame = (*session)->enqueue({in.mem(), &in.layout}, {out.mem(), &out.layout});
+        auto frame = session->enqueue({in.mem(), &in.layout}, {out.mem(), &out.layout});
         REQUIRE_MESSAGE(frame, (frame ? "" : frame.error().message));
-        REQUIRE(adreno->queue().finish() == CL_SUCCESS);
-        (*session)->frameCompleted(*frame, nowNs() - start);
+        REQUIRE(adreno.gpu->queue().finish() == CL_SUCCESS);
+        session->frameCompleted(*frame, nowNs() - start);
     }
 
     uint64_t overruns = 0;
-    for (const auto& stage : (*session)->budgetStats())
+    for (const auto& stage : session->budgetStats())
         overruns += stage.overruns;
     CHECK(overruns >= frames);
-    const auto& log = emulation.log();
+    const auto& log = adreno.emulation.log();
     CHECK(log.argument_errors.empty());
     CHECK(log.recordings.size() <= 2); // the plan at open, and at most one correction
     for (const auto& recording : log.recordings)
