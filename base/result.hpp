@@ -1,5 +1,5 @@
 #pragma once
-// Expected failures are values (STYLE.md, "Errors and logs"): a Result holds either
+// Expected failures are values (docs/architecture.md, "Errors, logs and ownership"): a Result holds either
 // the value or an Error whose message a user can act on. Exceptions never cross a
 // thread, a plugin or the C API.
 

@@ -1,5 +1,5 @@
 #pragma once
-// Owns one file descriptor and closes it in exactly one place (STYLE.md, Ownership).
+// Owns one file descriptor and closes it in exactly one place (docs/architecture.md, "Errors, logs and ownership").
 
 #include <unistd.h>
 

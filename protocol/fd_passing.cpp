@@ -54,6 +54,11 @@ Result<Packet> receivePacket(int socket)
     do
         received = recvmsg(socket, &message, MSG_CMSG_CLOEXEC);
     while (received < 0 && errno == EINTR);
+    if (received < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+        packet.bytes.clear();
+        packet.none = true; // a wake-up with nothing behind it is not a broken connection
+        return packet;
+    }
     if (received < 0)
         return fail(fmt::format("recvmsg: {}", std::strerror(errno)));
 

@@ -22,6 +22,7 @@ struct Packet {
     std::vector<uint8_t> bytes; // empty with `closed`
     std::vector<UniqueFd> fds;  // owned: closed unless the receiver keeps them
     bool closed = false;        // the peer closed the connection
+    bool none = false;          // nothing to read yet (EAGAIN on a non-blocking socket)
 };
 
 // Receives one packet. Fds arrive close-on-exec. A packet cut short (longer than

@@ -1,5 +1,5 @@
 // The C API of include/framecl/client.h: argument checks, and the boundary no C++
-// exception crosses (STYLE.md, Errors).
+// exception crosses (docs/architecture.md, "Errors, logs and ownership").
 
 #include "framecl_client.hpp"
 

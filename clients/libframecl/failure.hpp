@@ -1,6 +1,6 @@
 #pragma once
 // How libframecl's internals report an expected failure: the errno the C API returns
-// and the text framecl_last_error() gives (STYLE.md: failures are values).
+// and the text framecl_last_error() gives (docs/architecture.md, "Errors, logs and ownership": failures are values).
 
 #include <cerrno>
 #include <string>

@@ -1,6 +1,6 @@
 #pragma once
 // The validated configuration of framecld: one TOML file plus the `*.toml` files in
-// the pipeline directories. Every key of DESIGN.md is parsed and checked here, even
+// the pipeline directories. Every key of docs/configuration.md is parsed and checked here, even
 // where the feature that uses it lands later, so a config that passes
 // `framecld --check-config` today keeps passing.
 

@@ -1,7 +1,7 @@
 #pragma once
 // Loading framecld's configuration: one main TOML file plus the `*.toml` files of its
-// pipeline directories, validated into a Config. Every key of DESIGN.md's
-// "Configuration keys" is checked here (docs/configuration.md lists types and ranges),
+// pipeline directories, validated into a Config. Every key docs/configuration.md
+// lists is checked here, with the types and ranges it gives,
 // even where the feature that uses it lands later.
 
 #include <filesystem>

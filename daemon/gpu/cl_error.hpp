@@ -1,5 +1,5 @@
 #pragma once
-// OpenCL error reporting (STYLE.md, "Errors and logs"): an error names the call, the
+// OpenCL error reporting (docs/architecture.md, "Errors, logs and ownership"): an error names the call, the
 // cl_int by name and the object it concerned.
 
 #include <string>

@@ -1,5 +1,5 @@
 #pragma once
-// Which OpenCL device framecld uses (DESIGN.md, "GPU layer": `gpu.device`). The choice
+// Which OpenCL device framecld uses (`gpu.device`, docs/configuration.md). The choice
 // is a pure function over device descriptions, so it is tested without devices.
 
 #include <cstddef>

@@ -131,6 +131,9 @@ Result<void> checkUpdates(const char* call, const std::vector<ReplayDispatch>& d
             return fail(fmt::format("{}: {}: argument {} update of {} bytes (1 to {} allowed)", call,
                                     dispatches[update.dispatch].name, update.arg_index, update.size,
                                     update.value.size()));
+        if (update.buffer && update.size != sizeof(cl_mem))
+            return fail(fmt::format("{}: {}: argument {} is a buffer but its update holds {} bytes, not a cl_mem",
+                                    call, dispatches[update.dispatch].name, update.arg_index, update.size));
     }
     return {};
 }

@@ -1,11 +1,12 @@
 #pragma once
-// How a session's dispatches run each frame (DESIGN.md, Pipelines): recorded once
+// How a session's dispatches run each frame (docs/architecture.md, "A frame's path"): recorded once
 // and replayed, with only the arguments that name the frame's buffers changed.
 //   qcom — cl_qcom_recordable_queues: recorded on a recordable queue, replayed with
 //          clEnqueueRecordingQCOM and cl_array_arg_qcom updates (guide §9.1);
 //   khr  — cl_khr_command_buffer: with mutable dispatch, one command buffer updated
 //          per frame; without, one finalized command buffer per set of frame
-//          arguments, kept in a small LRU (clients rotate small buffer pools);
+//          arguments, kept in a small LRU (clients rotate small buffer pools) with a
+//          reference to each buffer it names;
 //   off  — a pre-validated list: set the changed arguments, enqueue each dispatch.
 // All three give the same bytes.
 
@@ -62,6 +63,10 @@ struct ArgUpdate {
     cl_uint arg_index;
     size_t size;                  // at most 8
     std::array<uint8_t, 8> value; // the first `size` bytes
+    // `value` is a cl_mem. A runtime may give a released handle to the next buffer it
+    // creates, so a replay that keeps what it recorded for this handle (khr without
+    // mutable dispatch) holds a reference to it for as long.
+    bool buffer;
 };
 
 class Replay {

@@ -4,13 +4,17 @@
 //   - with mutable dispatch, one command buffer whose frame arguments are updated
 //     with clUpdateMutableCommandsKHR each frame;
 //   - without, one finalized command buffer per set of frame arguments, in an LRU:
-//     clients rotate small buffer pools, so a few (input, output) pairs repeat.
+//     clients rotate small buffer pools, so a few (input, output) pairs repeat. An
+//     entry is found by the arguments' bytes and holds a reference to each buffer it
+//     names: a released buffer's handle is not given to a new buffer (PoCL reuses the
+//     freed memory at once) while a command buffer recorded for it can still match.
 //     Each buffer is recorded from clones of the kernels that it owns and nothing
 //     changes afterwards: PoCL 3.1 reads a kernel's arguments when the buffer is
 //     enqueued, not when the command is recorded as the extension says, so buffers
 //     recorded from shared kernels would all follow the last frame's arguments.
 // Every entry point comes from the vendor table.
 
+#include <cstring>
 #include <list>
 #include <string>
 #include <type_traits>
@@ -187,9 +191,16 @@ public:
         if (auto made = record(vendor_, queue_(), dispatches_, simultaneousFlag(), recorded, nullptr); !made)
             return tl::unexpected(made.error());
 
+        std::vector<cl::Memory> named;
+        for (const ArgUpdate& update : updates)
+            if (update.buffer) {
+                cl_mem handle = nullptr;
+                std::memcpy(&handle, update.value.data(), sizeof handle);
+                named.emplace_back(handle, true); // retained
+            }
         if (cache_.size() == kCachedCommandBuffers)
             cache_.pop_back(); // released now; the driver keeps it until a pending enqueue ends
-        cache_.push_front(Entry{key_, std::move(recorded)});
+        cache_.push_front(Entry{key_, std::move(recorded), std::move(named)});
         return &cache_.front().recorded;
     }
 
@@ -197,6 +208,7 @@ private:
     struct Entry {
         std::string key; // the bytes of a frame's updates, in order
         RecordedBuffer recorded;
+        std::vector<cl::Memory> buffers; // the key's buffers, held so their handles stay theirs
     };
     std::list<Entry> cache_;
     std::string key_; // kept to build each frame's key without allocating

@@ -1,8 +1,8 @@
 #pragma once
 // The one table through which the GPU layer calls extension functions. It is filled
 // from the driver by resolveVendorEntryPoints(), or replaced in tests by an emulation
-// built on core OpenCL, so that the Adreno paths run on any device (DESIGN.md, "GPU
-// layer"). Code outside this file never resolves an extension function itself.
+// built on core OpenCL, so that the Adreno paths run on any device
+// (docs/architecture.md, "Plugins and pipelines"). Code outside this file never resolves an extension function itself.
 
 #include <CL/cl.h>
 #include <CL/cl_ext.h>

@@ -1,5 +1,10 @@
 // The buffer socket: who may connect, which client a connection belongs to, and
 // RegisterBuffers with its fds.
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include <fcntl.h>
 #include <sys/socket.h>
 
 #include <fmt/format.h>
@@ -7,6 +12,7 @@
 #include "base/log.hpp"
 #include "envelope.hpp"
 #include "fd_passing.hpp"
+#include "ipc/client_text.hpp"
 #include "ipc/server.hpp"
 
 namespace framecl::ipc {
@@ -33,25 +39,83 @@ framecl_frame_layout layoutFrom(const wire::FrameLayout* wire_layout)
 
 void Server::acceptBufferConnection()
 {
+    auto logger = log::get("ipc");
     for (;;) {
         UniqueFd connection(accept4(buffer_listener_.get(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK));
-        if (!connection.valid())
+        if (!connection.valid()) {
+            if (errno == EINTR || errno == ECONNABORTED)
+                continue;
+            if (errno == EMFILE || errno == ENFILE) {
+                if (shedBufferConnection())
+                    continue;
+                // Not even the spare fd could be had back: stop listening until the
+                // housekeeping timer tries again, rather than spin on the listener.
+                loop_.unwatch(buffer_listener_.get());
+                listener_paused_ = true;
+                logger->warn("buffer socket: out of file descriptors and no spare: not accepting for {} s",
+                             housekeeping_period.count());
+                return;
+            }
+            if (errno != EAGAIN && errno != EWOULDBLOCK)
+                logger->warn("buffer socket: accept: {}", std::strerror(errno));
             return; // EAGAIN: no more waiting
+        }
         ucred peer{};
         socklen_t length = sizeof peer;
         if (getsockopt(connection.get(), SOL_SOCKET, SO_PEERCRED, &peer, &length) != 0) {
-            log::get("ipc")->warn("buffer socket: cannot read the peer's credentials; connection closed");
+            logger->warn("buffer socket: cannot read the peer's credentials; connection closed");
             continue;
         }
         if (auto allowed = access_.check(peer); !allowed) {
-            log::get("ipc")->warn("buffer socket: refused {}", allowed.error().message);
+            logger->warn("buffer socket: refused {}", allowed.error().message);
             refuseBufferConnection(connection.get(), "refused: " + allowed.error().message);
             continue;
         }
+        // Each connection holds an fd until its first RegisterBuffers binds it to a
+        // client: as many may wait as there may be clients, each for a short while. A
+        // real client binds within milliseconds of connecting, so when they are all
+        // taken the one that has waited longest gives way.
+        if (unbound_connections_.size() >= config_.limits.max_clients) {
+            const auto oldest = std::min_element(unbound_connections_.begin(), unbound_connections_.end(),
+                                                 [](const auto& a, const auto& b) {
+                                                     return a.second.accepted < b.second.accepted;
+                                                 });
+            logger->warn("buffer socket: closed a connection that sent no RegisterBuffers: {} were waiting",
+                         unbound_connections_.size());
+            refuseBufferConnection(oldest->first,
+                                   fmt::format("closed: it sent no RegisterBuffers while {} connections waited "
+                                               "(limits.max_clients)",
+                                               unbound_connections_.size()));
+            closeBufferConnection(oldest->first);
+        }
         const int fd = connection.get();
-        unbound_connections_.emplace(fd, std::move(connection));
-        loop_.watch(fd, [this, fd] { onBufferPacket(fd); });
+        unbound_connections_.emplace(fd, UnboundConnection{std::move(connection), std::chrono::steady_clock::now()});
+        watch(fd, [this, fd] { onBufferPacket(fd); });
     }
+}
+
+bool Server::shedBufferConnection()
+{
+    // Out of fds, the listener stays readable and the loop would spin on it. The spare
+    // fd kept for this moment makes room to take the connection and close it with the
+    // reason, so the client hears why and the listener drains.
+    ++connections_shed_;
+    if (connections_shed_ == 1 || connections_shed_ % 100 == 0)
+        log::get("ipc")->warn("buffer socket: out of file descriptors ({}): {} connections refused so far; see "
+                              "limits.max_clients and LimitNOFILE=",
+                              std::strerror(errno), connections_shed_);
+    if (!spare_fd_.valid())
+        return false;
+    spare_fd_.reset();
+    bool shed = false;
+    {
+        UniqueFd connection(accept4(buffer_listener_.get(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK));
+        if (connection.valid())
+            refuseBufferConnection(connection.get(), "refused: framecld has no file descriptor left (RLIMIT_NOFILE)");
+        shed = connection.valid();
+    }
+    spare_fd_.reset(open("/dev/null", O_RDONLY | O_CLOEXEC));
+    return shed;
 }
 
 void Server::refuseBufferConnection(int fd, const std::string& reason)
@@ -75,6 +139,8 @@ void Server::closeBufferConnection(int fd)
 void Server::onBufferPacket(int fd)
 {
     auto packet = protocol::receivePacket(fd);
+    if (packet && packet->none)
+        return;
     if (packet && packet->closed) {
         closeBufferConnection(fd);
         return;
@@ -91,6 +157,11 @@ void Server::onBufferPacket(int fd)
         refuseBufferConnection(fd, "the buffer socket takes RegisterBuffers messages with a token only");
         return; // the fds in the packet close with it
     }
+    if (auto valid = checkClientText(request->token()->string_view(), "RegisterBuffers.token", max_client_string_bytes);
+        !valid) {
+        refuseBufferConnection(fd, valid.error().message);
+        return;
+    }
 
     // The first RegisterBuffers binds the connection to the client its token names.
     ClientState* client = clientByConnection(fd);
@@ -106,7 +177,7 @@ void Server::onBufferPacket(int fd)
         getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &length);
         client->peer = peer;
         assignClass(*client); // a class may match its uid or gid
-        client->buffer_connection = std::move(unbound_connections_.at(fd));
+        client->buffer_connection = std::move(unbound_connections_.at(fd).connection);
         unbound_connections_.erase(fd);
     } else if (client->token != request->token()->str()) {
         refuseBufferConnection(fd, "a connection's RegisterBuffers must all carry the token it was bound with");
@@ -148,15 +219,24 @@ void Server::registerBuffers(ClientState& client, const wire::RegisterBuffers& r
             refuse(id, fmt::format("limits.max_buffers_per_client = {} reached", config_.limits.max_buffers_per_client));
             continue;
         }
-        auto imported = memory::importBuffer(gpu_, std::move(fds[i]), layoutFrom(registration->layout()),
-                                             config_.limits.max_frame_pixels);
-        if (!imported) {
-            refuse(id, imported.error().message);
+        // The size is known from the fd before anything is mapped or imported: a huge
+        // sparse memfd is refused without being touched.
+        const framecl_frame_layout layout = layoutFrom(registration->layout());
+        const auto checked = memory::validateBufferFd(fds[i].get(), layout, config_.limits.max_frame_pixels);
+        if (!checked) {
+            refuse(id, checked.error().message);
             continue;
         }
-        if (client.buffer_bytes + (*imported)->size() > config_.limits.max_bytes_per_client) {
-            refuse(id, fmt::format("{} more bytes would pass limits.max_bytes_per_client = {}", (*imported)->size(),
-                                   config_.limits.max_bytes_per_client));
+        if (client.buffer_bytes + client.session_bytes + checked->size > config_.limits.max_bytes_per_client) {
+            refuse(id, fmt::format("{} more bytes would pass limits.max_bytes_per_client = {} ({} held in buffers, {} "
+                                   "in sessions)",
+                                   checked->size, config_.limits.max_bytes_per_client, client.buffer_bytes,
+                                   client.session_bytes));
+            continue;
+        }
+        auto imported = memory::importBuffer(gpu_, std::move(fds[i]), layout, config_.limits.max_frame_pixels);
+        if (!imported) {
+            refuse(id, imported.error().message);
             continue;
         }
         client.buffer_bytes += (*imported)->size();

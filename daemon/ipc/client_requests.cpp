@@ -5,6 +5,7 @@
 #include "base/log.hpp"
 #include "envelope.hpp"
 #include "framecl_build_config.h"
+#include "ipc/client_text.hpp"
 #include "ipc/server.hpp"
 
 namespace framecl::ipc {
@@ -26,11 +27,39 @@ const char* backpressureName(wire::Backpressure mode)
 // How far back `framecl stats` counts frames per second.
 constexpr uint64_t fps_window_ns = 5'000'000'000;
 
+// The strings of an OpenSession, checked before any is used or echoed.
+Result<void> checkSessionStrings(const wire::OpenSession& request)
+{
+    if (request.pipeline())
+        if (auto valid = checkClientText(request.pipeline()->string_view(), "OpenSession.pipeline",
+                                         max_client_string_bytes);
+            !valid)
+            return valid;
+    if (const auto* overrides = request.overrides())
+        for (const wire::Parameter* parameter : *overrides) {
+            if (parameter->key())
+                if (auto valid = checkClientText(parameter->key()->string_view(), "OpenSession.overrides.key",
+                                                 max_client_string_bytes);
+                    !valid)
+                    return valid;
+            if (parameter->string_value())
+                if (auto valid = checkClientText(parameter->string_value()->string_view(),
+                                                 "OpenSession.overrides.string_value", max_client_string_bytes);
+                    !valid)
+                    return valid;
+        }
+    return {};
+}
+
 } // namespace
 
 void Server::onOpenSession(ClientState& client, const wire::OpenSession& request)
 {
     const uint32_t request_id = request.request_id();
+    if (auto valid = checkSessionStrings(request); !valid) {
+        sendError(client.identity, request_id, valid.error().message);
+        return;
+    }
     const std::string name = request.pipeline() ? request.pipeline()->str() : "";
     if (client.sessions.size() >= config_.limits.max_sessions_per_client) {
         sendError(client.identity, request_id,
@@ -79,6 +108,15 @@ void Server::onOpenSession(ClientState& client, const wire::OpenSession& request
         options.stage_choices = tuner_->choose(*definition, shape);
     options.max_frame_pixels = config_.limits.max_frame_pixels;
     options.kernel_budget_ns = uint64_t(config_.gpu.kernel_budget_ms * 1e6);
+    const uint64_t held = client.buffer_bytes + client.session_bytes;
+    if (held >= config_.limits.max_bytes_per_client) {
+        sendError(client.identity, request_id,
+                  fmt::format("pipeline '{}': limits.max_bytes_per_client = {} is used up ({} bytes in buffers, {} in "
+                              "sessions)",
+                              name, config_.limits.max_bytes_per_client, client.buffer_bytes, client.session_bytes));
+        return;
+    }
+    options.max_device_bytes = config_.limits.max_bytes_per_client - held;
     auto session = pipeline::Session::open(gpu_, definition, shape, options);
     if (!session) {
         sendError(client.identity, request_id, fmt::format("pipeline '{}': {}", name, session.error().message));
@@ -89,6 +127,7 @@ void Server::onOpenSession(ClientState& client, const wire::OpenSession& request
     const pipeline::FrameShape out = (*session)->output();
     const std::string recording = gpu::recordingModeName((*session)->recording());
     SessionState state;
+    client.session_bytes += (*session)->deviceBytes();
     state.session = std::move(*session);
     state.recording = recording;
     state.backpressure = request.backpressure();
@@ -111,10 +150,13 @@ void Server::onOpenSession(ClientState& client, const wire::OpenSession& request
 
 void Server::onCloseSession(ClientState& client, const wire::CloseSession& request)
 {
-    if (!client.sessions.erase(request.session())) {
+    const auto found = client.sessions.find(request.session());
+    if (found == client.sessions.end()) {
         sendError(client.identity, request.request_id(), fmt::format("no session {}", request.session()));
         return;
     }
+    client.session_bytes -= found->second.session->deviceBytes();
+    client.sessions.erase(found);
     sendAck(client.identity, request.request_id());
 }
 
@@ -156,6 +198,10 @@ std::string Server::statsJson() const
         gpu_ns_total += client.gpu_ns;
     json clients = json::array();
     for (const auto& [token, client] : clients_) {
+        // A client that has not bound its buffer socket is not known to be allowed: it
+        // is not shown, nor counted.
+        if (!client.buffer_connection.valid())
+            continue;
         json import_paths = json::object();
         for (const auto& [id, buffer] : client.buffers)
             import_paths[memory::importPathName(buffer->path())] =
@@ -198,6 +244,7 @@ std::string Server::statsJson() const
                       {"frames_waiting", (waiting ? waiting->size() : 0) + client.held.size()},
                       {"buffers", client.buffers.size()},
                       {"bytes", client.buffer_bytes},
+                      {"session_bytes", client.session_bytes},
                       {"import_paths", import_paths},
                       {"sessions", sessions}};
         if (client.peer) {
@@ -217,7 +264,9 @@ std::string Server::statsJson() const
                   {"clients", clients},
                   {"released_on_disconnect",
                    {{"clients", released_.clients}, {"buffers", released_.buffers}, {"sessions", released_.sessions}}}};
-    return stats.dump();
+    // Every string in it was checked at the door; replace, never throw, all the same:
+    // an exception here would end the event loop and every client's stream.
+    return stats.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 } // namespace framecl::ipc

@@ -56,7 +56,8 @@ struct ClientState {
     std::optional<ucred> peer;  // once the buffer socket is bound
     UniqueFd buffer_connection; // its lifetime is the client's
     std::map<uint32_t, std::shared_ptr<memory::ImportedBuffer>> buffers;
-    uint64_t buffer_bytes = 0;
+    uint64_t buffer_bytes = 0;  // of its buffers; with session_bytes, within limits.max_bytes_per_client
+    uint64_t session_bytes = 0; // device memory of its sessions: intermediates and plan constants
     std::map<uint32_t, SessionState> sessions;
     uint32_t next_session = 1;
     uint32_t in_flight = 0; // accepted and not yet done, over all its sessions

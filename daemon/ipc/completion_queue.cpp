@@ -2,7 +2,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <memory>
 #include <stdexcept>
 
 #include <sys/eventfd.h>
@@ -11,24 +10,16 @@
 #include "gpu/cl_error.hpp"
 
 namespace framecl::ipc {
-namespace {
-
-struct CallbackContext {
-    CompletionQueue* queue;
-    uint64_t frame;
-};
-
-} // namespace
-
-CompletionQueue::CompletionQueue() : event_fd_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK))
+CompletionQueue::CompletionQueue() : shared_(std::make_shared<Shared>())
 {
-    if (!event_fd_.valid())
+    shared_->event_fd.reset(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+    if (!shared_->event_fd.valid())
         throw std::runtime_error(std::string("eventfd failed: ") + std::strerror(errno));
 }
 
 Result<void> CompletionQueue::notifyOnCompletion(cl_event event, uint64_t frame)
 {
-    auto context = std::make_unique<CallbackContext>(CallbackContext{this, frame});
+    auto context = std::make_unique<CallbackContext>(CallbackContext{shared_, frame});
     const cl_int err = clSetEventCallback(event, CL_COMPLETE, &CompletionQueue::onEvent, context.get());
     if (err != CL_SUCCESS)
         return fail(gpu::clFailure("clSetEventCallback", err, "frame completion"));
@@ -39,25 +30,21 @@ Result<void> CompletionQueue::notifyOnCompletion(cl_event event, uint64_t frame)
 void CL_CALLBACK CompletionQueue::onEvent(cl_event, cl_int status, void* user_data)
 {
     std::unique_ptr<CallbackContext> context(static_cast<CallbackContext*>(user_data));
-    context->queue->push({context->frame, status});
-}
-
-void CompletionQueue::push(Completion completion)
-{
+    Shared& shared = *context->shared;
     {
-        std::lock_guard lock(mutex_);
-        pending_.push_back(completion);
+        std::lock_guard lock(shared.mutex);
+        shared.pending.push_back({context->frame, status});
     }
     const uint64_t one = 1;
-    [[maybe_unused]] ssize_t written = write(event_fd_.get(), &one, sizeof one);
+    [[maybe_unused]] ssize_t written = write(shared.event_fd.get(), &one, sizeof one);
 }
 
 std::vector<Completion> CompletionQueue::take()
 {
     uint64_t count = 0;
-    [[maybe_unused]] ssize_t got = read(event_fd_.get(), &count, sizeof count);
-    std::lock_guard lock(mutex_);
-    return std::exchange(pending_, {});
+    [[maybe_unused]] ssize_t got = read(shared_->event_fd.get(), &count, sizeof count);
+    std::lock_guard lock(shared_->mutex);
+    return std::exchange(shared_->pending, {});
 }
 
 } // namespace framecl::ipc

@@ -4,6 +4,7 @@
 // Nothing on the frame path blocks waiting for the GPU.
 
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -24,7 +25,7 @@ public:
     CompletionQueue();
 
     // Readable when completions are waiting.
-    int fd() const { return event_fd_.get(); }
+    int fd() const { return shared_->event_fd.get(); }
 
     // Calls back (on a runtime thread) when `event` completes, queueing `frame`.
     Result<void> notifyOnCompletion(cl_event event, uint64_t frame);
@@ -33,12 +34,23 @@ public:
     std::vector<Completion> take();
 
 private:
-    static void CL_CALLBACK onEvent(cl_event event, cl_int status, void* user_data);
-    void push(Completion completion);
+    // What a callback touches. Each pending callback holds a reference: a runtime may
+    // call back after the queue is gone — clFinish waits for the commands, not for their
+    // callbacks (OpenCL 3.0, clSetEventCallback) — and then writes to this, not to
+    // freed memory.
+    struct Shared {
+        UniqueFd event_fd;
+        std::mutex mutex;
+        std::vector<Completion> pending;
+    };
+    struct CallbackContext {
+        std::shared_ptr<Shared> shared;
+        uint64_t frame;
+    };
 
-    UniqueFd event_fd_;
-    std::mutex mutex_;
-    std::vector<Completion> pending_;
+    static void CL_CALLBACK onEvent(cl_event event, cl_int status, void* user_data);
+
+    std::shared_ptr<Shared> shared_;
 };
 
 } // namespace framecl::ipc

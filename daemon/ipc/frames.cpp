@@ -13,6 +13,7 @@
 #include "envelope.hpp"
 #include "gpu/cl_error.hpp"
 #include "ipc/server.hpp"
+#include "pipeline/client_frame.hpp"
 
 namespace framecl::ipc {
 namespace {
@@ -21,6 +22,9 @@ namespace {
 // what the previous one cost, and a frame waits behind at most one frame of another
 // client; the gap between two frames is one completion callback and one enqueue.
 constexpr size_t frames_on_gpu = 1;
+
+// `framecl trace` windows recording at once, over all clients.
+constexpr size_t max_open_traces = 4;
 
 // steady_clock is CLOCK_MONOTONIC on Linux: the timer and the frames share one clock.
 uint64_t monotonicNs(std::chrono::steady_clock::time_point at)
@@ -53,8 +57,11 @@ void Server::onSubmit(ClientState& client, const wire::Submit& submit)
         return;
     }
     SessionState& state = client.sessions.at(fields.session);
-    if (client.in_flight >= config_.limits.max_inflight_per_client) {
+    // Submits held under `block` go first: a newer Submit that found a free slot must
+    // not overtake them.
+    if (client.in_flight >= config_.limits.max_inflight_per_client || !client.held.empty()) {
         applyBackpressure(client, state, fields, std::move(*frame));
+        schedule();
         return;
     }
     queueFrame(client, state, std::move(*frame));
@@ -155,7 +162,13 @@ void Server::admitHeld(ClientState& client)
 void Server::schedule()
 {
     expireWaitingFrames(monotonicNs());
-    while (in_flight_.size() < frames_on_gpu) {
+    for (;;) {
+        // Whatever freed a slot — a frame done, dropped, expired, or failed to start —
+        // the client's held Submits take it first, in the order they came.
+        for (auto& [token, client] : clients_)
+            admitHeld(client);
+        if (in_flight_.size() >= frames_on_gpu)
+            break;
         auto next = fair_queue_.next([](uint64_t) { return true; });
         if (!next)
             break;
@@ -169,9 +182,8 @@ void Server::startFrame(uint64_t client_id, PendingFrame pending)
     pending.input->beginAccess(memory::ImportedBuffer::Access::Read);
     pending.output->beginAccess(memory::ImportedBuffer::Access::Write);
     const uint64_t start_ns = monotonicNs();
-    auto frame = pending.session->enqueue({pending.input->mem(), &pending.input->layout()},
-                                          {pending.output->mem(), &pending.output->layout()});
-    Result<void> watched = frame ? completions_.notifyOnCompletion(frame->events.back()(), pending.serial)
+    auto frame = pipeline::enqueueClientFrame(*pending.session, *pending.input, *pending.output, gpu_.queue());
+    Result<void> watched = frame ? completions_.notifyOnCompletion(frame->done(), pending.serial)
                                  : Result<void>(tl::unexpected(frame.error()));
     if (!watched) {
         // What was enqueued still runs; wait for it so the buffers outlive its use.
@@ -185,7 +197,7 @@ void Server::startFrame(uint64_t client_id, PendingFrame pending)
     gpu_.queue().flush();
     perf_hint_.workStarted(std::chrono::steady_clock::now());
     const uint64_t serial = pending.serial;
-    in_flight_.emplace(serial, InFlightFrame{std::move(pending), client_id, std::move(*frame), start_ns});
+    in_flight_.emplace(serial, InFlightFrame{std::move(pending), client_id, std::move(frame->frame), std::move(frame->done), start_ns});
 }
 
 void Server::expireWaitingFrames(uint64_t now_ns)
@@ -204,7 +216,6 @@ void Server::expireWaitingFrames(uint64_t now_ns)
             endWaitingFrame(frame, wire::FrameStatus::Dropped,
                             fmt::format("not started within its deadline of {} us", deadline_us));
         }
-        admitHeld(client);
     }
 }
 
@@ -225,8 +236,6 @@ void Server::onCompletions()
 {
     for (const Completion& completion : completions_.take())
         completeFrame(completion.frame, completion.execution_status);
-    // Sending may have consumed the ZeroMQ fd's edge; look for requests again.
-    drainMessages();
 }
 
 void Server::completeFrame(uint64_t serial, cl_int status)
@@ -297,9 +306,15 @@ void Server::onTrace(ClientState& client, const wire::TraceRequest& request)
                   fmt::format("a trace lasts 1 to 60 seconds, not {}", request.seconds()));
         return;
     }
-    // One window per client: each holds up to a million slices until it closes.
+    // Each window holds up to a million slices (some 50 MB) until it closes: one per
+    // client, and a few at once.
     if (std::any_of(traces_.begin(), traces_.end(), [&](const OpenTrace& t) { return t.identity == client.identity; })) {
         sendError(client.identity, request.request_id(), "a trace of this client is being recorded already");
+        return;
+    }
+    if (traces_.size() >= max_open_traces) {
+        sendError(client.identity, request.request_id(),
+                  fmt::format("{} traces are being recorded already; try again when one ends", traces_.size()));
         return;
     }
     const auto ends = std::chrono::steady_clock::now() + std::chrono::seconds(request.seconds());

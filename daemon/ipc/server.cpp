@@ -4,7 +4,9 @@
 
 #include <cstring>
 
+#include <fcntl.h>
 #include <fnmatch.h>
+#include <sys/eventfd.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -14,17 +16,46 @@
 #include <fmt/format.h>
 
 #include "base/log.hpp"
-#include "framecl_build_config.h"
 #include "envelope.hpp"
+#include "framecl_build_config.h"
+#include "gpu/cl_error.hpp"
+#include "ipc/client_text.hpp"
 #include "ipc/socket_files.hpp"
+#include "service/open_file_limit.hpp"
 
 namespace framecl::ipc {
 namespace {
 
 // ZeroMQ drops larger messages: no request needs more.
 constexpr int64_t max_message_bytes = 64 * 1024;
+// Requests handled in one turn of the event loop, at most: enough to keep up with
+// every client's Submits, few enough that timers and completions are heard between.
+constexpr size_t max_messages_per_wakeup = 64;
+constexpr auto message_time_per_wakeup = std::chrono::milliseconds(20);
 // A client that never connected its buffer socket is forgotten after this silence.
 constexpr auto silent_client_expiry = std::chrono::seconds(30);
+// A buffer-socket connection that sent no RegisterBuffers by then is closed: a client
+// binds its connection as soon as it is made.
+constexpr auto unbound_connection_expiry = std::chrono::seconds(10);
+
+// The request_id a reply to `envelope` repeats; 0 for messages that carry none.
+uint32_t requestIdOf(const wire::Envelope& envelope)
+{
+    switch (envelope.message_type()) {
+    case wire::Message::OpenSession:
+        return envelope.message_as_OpenSession()->request_id();
+    case wire::Message::CloseSession:
+        return envelope.message_as_CloseSession()->request_id();
+    case wire::Message::ReleaseBuffers:
+        return envelope.message_as_ReleaseBuffers()->request_id();
+    case wire::Message::StatsRequest:
+        return envelope.message_as_StatsRequest()->request_id();
+    case wire::Message::TraceRequest:
+        return envelope.message_as_TraceRequest()->request_id();
+    default:
+        return 0;
+    }
+}
 
 std::string randomToken()
 {
@@ -76,9 +107,28 @@ Result<std::unique_ptr<Server>> Server::start(const config::Config& config, cons
     if (!access)
         return tl::unexpected(access.error());
     std::unique_ptr<Server> server(new Server(config, gpu, std::move(catalog), loop, std::move(*access)));
+    server->raiseFileLimit();
     if (auto bound = server->bind(); !bound)
         return tl::unexpected(bound.error());
     return server;
+}
+
+void Server::raiseFileLimit()
+{
+    // Each client's buffers and its buffer connection, as many unbound connections, and
+    // the daemon's own: sockets, timers, the driver's files, the spare.
+    constexpr uint64_t daemon_fds = 256;
+    const auto& limits = config_.limits;
+    const uint64_t wanted = uint64_t(limits.max_clients) * (limits.max_buffers_per_client + 2) + daemon_fds;
+    const auto raised = service::raiseOpenFileLimit(wanted);
+    if (!raised)
+        log::get("ipc")->warn("{}", raised.error().message);
+    else if (*raised < wanted)
+        log::get("ipc")->warn("RLIMIT_NOFILE is {} (the hard limit), below the {} file descriptors that limits.max_clients "
+                              "and limits.max_buffers_per_client allow: raise LimitNOFILE= or lower the limits",
+                              *raised, wanted);
+    if (!spare_fd_.valid())
+        spare_fd_.reset(open("/dev/null", O_RDONLY | O_CLOEXEC));
 }
 
 Result<void> Server::bind()
@@ -113,20 +163,35 @@ Result<void> Server::bind()
     if (!listening)
         return fail(fmt::format("{}: cannot listen: {}", daemon.buffer_socket.string(), std::strerror(bind_errno)));
 
+    // From here on these files are this process's to remove.
+    for (const auto& path : {daemon.socket, daemon.buffer_socket}) {
+        auto bound = identifyBoundSocket(path);
+        if (!bound)
+            return tl::unexpected(bound.error());
+        bound_sockets_.push_back(std::move(*bound));
+    }
     for (const auto& path : {daemon.socket, daemon.buffer_socket})
         if (auto access = setSocketAccess(path, daemon.socket_group); !access)
             return access;
 
     loop_.watch(router_.get(zmq::sockopt::fd), [this] { drainMessages(); });
-    loop_.watch(buffer_listener_.get(), [this] { acceptBufferConnection(); });
-    loop_.watch(completions_.fd(), [this] { onCompletions(); });
+    more_messages_.reset(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
+    if (!more_messages_.valid())
+        return fail(fmt::format("eventfd: {}", std::strerror(errno)));
+    loop_.watch(more_messages_.get(), [this] {
+        uint64_t count = 0;
+        [[maybe_unused]] ssize_t got = read(more_messages_.get(), &count, sizeof count);
+        drainMessages();
+    });
+    watch(buffer_listener_.get(), [this] { acceptBufferConnection(); });
+    watch(completions_.fd(), [this] { onCompletions(); });
 
     housekeeping_timer_.reset(timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK));
-    itimerspec every_5s{{5, 0}, {5, 0}};
-    timerfd_settime(housekeeping_timer_.get(), 0, &every_5s, nullptr);
-    loop_.watch(housekeeping_timer_.get(), [this] { expireSilentClients(); });
+    const itimerspec period{{housekeeping_period.count(), 0}, {housekeeping_period.count(), 0}};
+    timerfd_settime(housekeeping_timer_.get(), 0, &period, nullptr);
+    watch(housekeeping_timer_.get(), [this] { expireSilentClients(); });
     scheduler_timer_.reset(timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK));
-    loop_.watch(scheduler_timer_.get(), [this] { onSchedulerTimer(); });
+    watch(scheduler_timer_.get(), [this] { onSchedulerTimer(); });
     armSchedulerTimer(); // the perf hint goes idle even if no frame ever comes
 
     log::get("ipc")->info("listening on ipc://{} (buffers: {})", daemon.socket.string(), daemon.buffer_socket.string());
@@ -135,19 +200,28 @@ Result<void> Server::bind()
 
 Server::~Server()
 {
+    // Frames still on the GPU (after a drain that timed out, or an exception) read and
+    // write the buffers in_flight_ holds, which are unmapped when it goes: wait for
+    // the GPU before any member is destroyed.
+    if (!in_flight_.empty()) {
+        log::get("ipc")->warn("waiting for {} frames still on the GPU before stopping", in_flight_.size());
+        if (const cl_int err = clFinish(gpu_.queue()()); err != CL_SUCCESS)
+            log::get("ipc")->error("{}", gpu::clFailure("clFinish", err, "frames in flight at stop"));
+    }
     loop_.unwatch(router_.get(zmq::sockopt::fd));
+    loop_.unwatch(more_messages_.get());
     loop_.unwatch(buffer_listener_.get());
     loop_.unwatch(completions_.fd());
     loop_.unwatch(housekeeping_timer_.get());
     loop_.unwatch(scheduler_timer_.get());
-    for (auto& [fd, connection] : unbound_connections_)
+    for (auto& [fd, unbound] : unbound_connections_)
         loop_.unwatch(fd);
     for (auto& [token, client] : clients_)
         if (client.buffer_connection.valid())
             loop_.unwatch(client.buffer_connection.get());
     router_.close();
-    ::unlink(config_.daemon.socket.c_str());
-    ::unlink(config_.daemon.buffer_socket.c_str());
+    for (const BoundSocketFile& bound : bound_sockets_)
+        removeBoundSocket(bound);
 }
 
 Result<void> Server::reload(const config::Config& config, pipeline::Catalog catalog)
@@ -162,6 +236,7 @@ Result<void> Server::reload(const config::Config& config, pipeline::Catalog cata
     std::tie(config_.daemon.socket, config_.daemon.buffer_socket) = sockets;
     access_ = std::move(*access);
     catalog_ = std::move(catalog);
+    raiseFileLimit();
     std::string why;
     recording_ = gpu::chooseRecordingMode(gpu_.capabilities(), gpu_.vendor(), config_.gpu.recording, &why);
     setUpTuner();
@@ -172,11 +247,31 @@ Result<void> Server::reload(const config::Config& config, pipeline::Catalog cata
     return {};
 }
 
+void Server::watch(int fd, std::function<void()> handler)
+{
+    // Any handler may send on the ZeroMQ socket (a Done, a trace), and a send can take
+    // the edge ZMQ_FD would have signalled a request with (zmq_getsockopt(3), ZMQ_FD):
+    // look for requests after each one, or they could sit unread until the next.
+    loop_.watch(fd, [this, handler = std::move(handler)] {
+        handler();
+        drainMessages();
+    });
+}
+
 void Server::drainMessages()
 {
     // ZMQ_FD only signals that the socket's state may have changed: keep reading until
-    // ZMQ_EVENTS says nothing is left, or a message could sit unseen.
-    while (router_.get(zmq::sockopt::events) & ZMQ_POLLIN) {
+    // ZMQ_EVENTS says nothing is left, or a message could sit unseen. But not for
+    // ever: an OpenSession may tune for seconds, and a pass that took every queued
+    // one would keep the loop from the watchdog, timers and GPU completions. Past the
+    // limits the rest wait for the next turn of the loop, which more_messages_ asks for.
+    const auto started = std::chrono::steady_clock::now();
+    for (size_t handled = 0; router_.get(zmq::sockopt::events) & ZMQ_POLLIN; ++handled) {
+        if (handled == max_messages_per_wakeup || std::chrono::steady_clock::now() - started > message_time_per_wakeup) {
+            const uint64_t one = 1;
+            [[maybe_unused]] ssize_t written = write(more_messages_.get(), &one, sizeof one);
+            return;
+        }
         std::vector<zmq::message_t> parts;
         if (!zmq::recv_multipart(router_, std::back_inserter(parts), zmq::recv_flags::dontwait))
             break;
@@ -228,6 +323,14 @@ void Server::handleMessage(const std::string& identity, std::span<const uint8_t>
         return;
     }
     client->last_seen = std::chrono::steady_clock::now();
+    // daemon.allowed_users and allowed_groups are checked where the peer is known, on
+    // the buffer socket: until it is bound, a client may only say Goodbye.
+    if (!client->buffer_connection.valid() && envelope->message_type() != wire::Message::Goodbye) {
+        sendError(identity, requestIdOf(*envelope),
+                  "bind the buffer socket first: framecld answers nothing but Hello until the client's buffer "
+                  "socket is connected and has sent RegisterBuffers with the Welcome's token");
+        return;
+    }
     switch (envelope->message_type()) {
     case wire::Message::Submit:
         onSubmit(*client, *envelope->message_as_Submit());
@@ -268,17 +371,39 @@ void Server::onHello(const std::string& identity, const wire::Hello& hello)
         sendError(identity, 0, "Hello was already said on this connection");
         return;
     }
-    if (clients_.size() >= config_.limits.max_clients) {
+    const std::string name = hello.client_name() ? hello.client_name()->str() : "";
+    if (auto valid = checkClientText(name, "Hello.client_name", max_client_name_bytes); !valid) {
+        sendError(identity, 0, valid.error().message);
+        return;
+    }
+    size_t bound = 0;
+    const ClientState* oldest_unbound = nullptr;
+    for (const auto& [token, other] : clients_) {
+        if (other.buffer_connection.valid())
+            ++bound;
+        else if (!oldest_unbound || other.id < oldest_unbound->id)
+            oldest_unbound = &other;
+    }
+    if (bound >= config_.limits.max_clients) {
         sendError(identity, 0, fmt::format("framecld serves limits.max_clients = {} clients already",
                                            config_.limits.max_clients));
         return;
+    }
+    // Anyone who can reach the ZeroMQ socket can say Hello; only a bound buffer socket
+    // shows who it is. Clients that have not bound theirs yet are kept to as many as
+    // may be served, the oldest pushed out first: a real client binds within
+    // milliseconds of its Welcome, so a flood of Hellos pushes out only its own.
+    if (clients_.size() - bound >= config_.limits.max_clients && oldest_unbound) {
+        logger->warn("client '{}' forgotten: {} clients said Hello and have not bound their buffer socket",
+                     oldest_unbound->name, clients_.size() - bound);
+        dropClient(oldest_unbound->token, true);
     }
 
     ClientState client;
     client.id = next_client_id_++;
     client.token = randomToken();
     client.identity = identity;
-    client.name = hello.client_name() ? hello.client_name()->str() : "";
+    client.name = name;
     client.last_seen = std::chrono::steady_clock::now();
     assignClass(client);
 
@@ -331,7 +456,22 @@ void Server::expireSilentClients()
 {
     uint64_t expirations = 0;
     [[maybe_unused]] ssize_t got = read(housekeeping_timer_.get(), &expirations, sizeof expirations);
+    if (listener_paused_) { // out of fds at the last accept: try again
+        if (!spare_fd_.valid())
+            spare_fd_.reset(open("/dev/null", O_RDONLY | O_CLOEXEC));
+        listener_paused_ = false;
+        watch(buffer_listener_.get(), [this] { acceptBufferConnection(); });
+    }
     const auto now = std::chrono::steady_clock::now();
+    std::vector<int> unbound_expired;
+    for (const auto& [fd, unbound] : unbound_connections_)
+        if (now - unbound.accepted > unbound_connection_expiry)
+            unbound_expired.push_back(fd);
+    for (int fd : unbound_expired) {
+        log::get("ipc")->info("buffer socket: a connection sent no RegisterBuffers within {} s; closed",
+                              unbound_connection_expiry.count());
+        closeBufferConnection(fd);
+    }
     std::vector<std::string> silent;
     for (const auto& [token, client] : clients_)
         if (!client.buffer_connection.valid() && client.in_flight == 0 && now - client.last_seen > silent_client_expiry)

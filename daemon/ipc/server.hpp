@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <span>
@@ -22,6 +23,7 @@
 #include "ipc/client_state.hpp"
 #include "ipc/completion_queue.hpp"
 #include "ipc/peer_access.hpp"
+#include "ipc/socket_files.hpp"
 #include "pipeline/catalog.hpp"
 #include "pipeline/tuner.hpp"
 #include "scheduler/chrome_trace.hpp"
@@ -31,13 +33,16 @@
 
 namespace framecl::ipc {
 
+// How often silent clients and unbound buffer connections are looked for.
+inline constexpr auto housekeeping_period = std::chrono::seconds(5);
+
 class Server {
 public:
     // Binds both sockets and registers them with `loop`. Fails (with the reason) if
     // a socket cannot be bound, e.g. because another framecld serves the path.
     static Result<std::unique_ptr<Server>> start(const config::Config& config, const gpu::GpuContext& gpu,
                                                  pipeline::Catalog catalog, service::ServiceLoop& loop);
-    ~Server(); // unbinds and removes the socket files
+    ~Server(); // unbinds and removes the socket files it made
 
     // New pipelines, limits and allowed peers for what comes next; open sessions keep
     // the pipelines (and plugins) they were opened with. Socket paths change only at
@@ -70,6 +75,7 @@ private:
         PendingFrame pending;
         uint64_t client_id;
         pipeline::EnqueuedFrame frame;
+        cl::Event done; // the frame's last command, whose completion callback ends it
         uint64_t start_ns;
     };
     struct Refusal {
@@ -100,7 +106,10 @@ private:
     // neither.
     void setUpTuner();
 
-    // The ZeroMQ socket: every pending message, each handled in turn.
+    // Has the loop call `handler` when `fd` is readable, then look for requests.
+    void watch(int fd, std::function<void()> handler);
+    // The ZeroMQ socket: pending messages, each handled in turn, a bounded number per
+    // turn of the loop.
     void drainMessages();
     void handleMessage(const std::string& identity, std::span<const uint8_t> bytes);
     void send(const std::string& identity, std::span<const uint8_t> bytes);
@@ -134,6 +143,12 @@ private:
 
     // The buffer socket.
     void acceptBufferConnection();
+    // Out of fds: takes one connection with the spare fd and closes it with the reason.
+    // False when there was no spare to give up, or no connection to take.
+    bool shedBufferConnection();
+    // RLIMIT_NOFILE raised to what the limits allow clients to hold (a warning if the
+    // hard limit is lower).
+    void raiseFileLimit();
     void onBufferPacket(int fd);
     void registerBuffers(ClientState& client, const wire::RegisterBuffers& request, std::vector<UniqueFd>& fds,
                          flatbuffers::FlatBufferBuilder& reply);
@@ -163,9 +178,18 @@ private:
     zmq::context_t zmq_context_;
     zmq::socket_t router_;
     UniqueFd buffer_listener_;
-    std::map<int, UniqueFd> unbound_connections_; // accepted, before their first RegisterBuffers
+    std::vector<BoundSocketFile> bound_sockets_; // the socket files this process made
+    struct UnboundConnection {
+        UniqueFd connection;
+        std::chrono::steady_clock::time_point accepted;
+    };
+    std::map<int, UnboundConnection> unbound_connections_; // accepted, before their first RegisterBuffers
+    UniqueFd spare_fd_;            // given up to refuse a connection when no fd is left
+    uint64_t connections_shed_ = 0; // refused for want of an fd
+    bool listener_paused_ = false;  // out of fds with no spare: not watched until housekeeping
     UniqueFd housekeeping_timer_;
     UniqueFd scheduler_timer_; // deadlines, the idle perf hint, trace windows
+    UniqueFd more_messages_;   // written when drainMessages left requests for the next turn
 
     std::map<std::string, ClientState> clients_; // by token
     CompletionQueue completions_;

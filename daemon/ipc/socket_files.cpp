@@ -55,4 +55,19 @@ Result<void> setSocketAccess(const fs::path& path, const std::string& group)
     return {};
 }
 
+Result<BoundSocketFile> identifyBoundSocket(const fs::path& path)
+{
+    struct stat st {};
+    if (lstat(path.c_str(), &st) != 0)
+        return fail(fmt::format("{}: cannot stat the socket just bound: {}", path.string(), std::strerror(errno)));
+    return BoundSocketFile{path, st.st_dev, st.st_ino};
+}
+
+void removeBoundSocket(const BoundSocketFile& bound)
+{
+    struct stat st {};
+    if (lstat(bound.path.c_str(), &st) == 0 && st.st_dev == bound.device && st.st_ino == bound.inode)
+        unlink(bound.path.c_str());
+}
+
 } // namespace framecl::ipc

@@ -1,5 +1,5 @@
 // The buffer checks of docs/protocol.md ("Buffer checks"), run on every fd a client
-// registers before any import is tried (DESIGN.md, "Memory").
+// registers before any import is tried (docs/architecture.md, "Memory").
 #include "memory/imported_buffer.hpp"
 
 #include <cerrno>

@@ -1,7 +1,8 @@
-// Import of a client buffer without copying it (DESIGN.md, "Memory"; guide §7.4):
-// qcom-dmabuf, khr-dmabuf, host-ptr, each falling through to the next on a refusal.
+// Import of a client buffer (docs/architecture.md, "Memory"; guide §7.4): qcom-dmabuf,
+// khr-dmabuf, then host-ptr or host-copy, each falling through to the next on a refusal.
 #include "memory/imported_buffer.hpp"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cerrno>
@@ -112,8 +113,10 @@ Result<cl::Buffer> createKhrDmabuf(const gpu::GpuContext& gpu, int fd, uint64_t 
     return cl::Buffer(mem);
 }
 
-// Core OpenCL on our own mapping: zero-copy where the device works in host memory
-// (PoCL, integrated GPUs); elsewhere the runtime keeps a device copy in step.
+// Core OpenCL on our own mapping, for a device that works in host memory (PoCL,
+// integrated GPUs): zero-copy. On a device with memory of its own a runtime may keep a
+// device copy that is current only after a map or an explicit read or write (OpenCL
+// 3.0, 5.2.3, "Mapping Buffer Objects"): host-copy makes those copies explicit.
 Result<cl::Buffer> createHostPtr(const gpu::GpuContext& gpu, void* mapping, uint64_t size)
 {
     cl_int err = CL_SUCCESS;
@@ -124,27 +127,38 @@ Result<cl::Buffer> createHostPtr(const gpu::GpuContext& gpu, void* mapping, uint
     return cl::Buffer(mem);
 }
 
-const char* copyNote(ImportPath path, const gpu::Capabilities& caps)
+// A buffer in device memory, as large as the layout: each frame copies the layout's
+// bytes in from the client's mapping and out to it (ImportedBuffer::enqueueUpload).
+Result<cl::Buffer> createHostCopy(const gpu::GpuContext& gpu, uint64_t layout_end)
+{
+    cl_int err = CL_SUCCESS;
+    cl_mem mem = clCreateBuffer(gpu.context()(), CL_MEM_READ_WRITE, layout_end, nullptr, &err);
+    if (err != CL_SUCCESS)
+        return fail(gpu::clFailure("clCreateBuffer", err, "device buffer for host-copy"));
+    return cl::Buffer(mem);
+}
+
+const char* copyNote(ImportPath path)
 {
     switch (path) {
     case ImportPath::QcomDmabuf:
     case ImportPath::KhrDmabuf:
         return "zero-copy: the driver maps the dma-buf";
     case ImportPath::HostPtr:
+        return "zero-copy: unified memory";
+    case ImportPath::HostCopy:
         break;
     }
-    return caps.unified_memory ? "zero-copy: unified memory"
-                               : "the runtime may copy: device memory is not host memory";
+    return "device memory is not host memory: each frame's bytes are copied in and out";
 }
 
-// Once per path per process: buffers come and go with every client (STYLE.md, one
-// line per event, never per frame at info level).
-void logWinner(ImportPath path, const gpu::Capabilities& caps)
+// Once per path per process: buffers come and go with every client, and info level
+// is for events, never for every buffer or frame (docs/architecture.md, "Logging").
+void logWinner(ImportPath path)
 {
-    static std::array<std::atomic<bool>, 3> logged{};
+    static std::array<std::atomic<bool>, 4> logged{};
     if (!logged[size_t(path)].exchange(true))
-        log::get("memory")->info("buffer import: {} ({})", importPathName(path),
-                                 copyNote(path, caps));
+        log::get("memory")->info("buffer import: {} ({})", importPathName(path), copyNote(path));
 }
 
 // Documentation/driver-api/dma-buf.rst: CPU access through a dma-buf's mmap is
@@ -176,9 +190,11 @@ const char* importPathName(ImportPath path)
     case ImportPath::KhrDmabuf:
         return "khr-dmabuf";
     case ImportPath::HostPtr:
+        return "host-ptr";
+    case ImportPath::HostCopy:
         break;
     }
-    return "host-ptr";
+    return "host-copy";
 }
 
 ImportedBuffer::~ImportedBuffer()
@@ -189,18 +205,54 @@ ImportedBuffer::~ImportedBuffer()
     unmapWhole(mapping_, info_.size);
 }
 
+// The bytes from the first plane's start to the layout's end: one copy each way, no
+// more than the frame (a layout's planes follow one another).
+std::pair<uint64_t, uint64_t> ImportedBuffer::layoutSpan() const
+{
+    uint64_t start = layout_.planes[0].offset;
+    for (uint32_t p = 1; p < layout_.num_planes; ++p)
+        start = std::min<uint64_t>(start, layout_.planes[p].offset);
+    return {start, framecl_layout_end(&layout_) - start};
+}
+
+Result<std::optional<cl::Event>> ImportedBuffer::enqueueUpload(const cl::CommandQueue& queue) const
+{
+    if (path_ != ImportPath::HostCopy)
+        return std::nullopt;
+    const auto [offset, bytes] = layoutSpan();
+    cl_event event = nullptr;
+    const cl_int err = clEnqueueWriteBuffer(queue(), mem_(), CL_FALSE, offset, bytes,
+                                            static_cast<const char*>(mapping_) + offset, 0, nullptr, &event);
+    if (err != CL_SUCCESS)
+        return fail(gpu::clFailure("clEnqueueWriteBuffer", err, "the input's copy to the device"));
+    return cl::Event(event);
+}
+
+Result<std::optional<cl::Event>> ImportedBuffer::enqueueDownload(const cl::CommandQueue& queue) const
+{
+    if (path_ != ImportPath::HostCopy)
+        return std::nullopt;
+    const auto [offset, bytes] = layoutSpan();
+    cl_event event = nullptr;
+    const cl_int err = clEnqueueReadBuffer(queue(), mem_(), CL_FALSE, offset, bytes,
+                                           static_cast<char*>(mapping_) + offset, 0, nullptr, &event);
+    if (err != CL_SUCCESS)
+        return fail(gpu::clFailure("clEnqueueReadBuffer", err, "the output's copy to the client"));
+    return cl::Event(event);
+}
+
 // With qcom-dmabuf and khr-dmabuf the driver owns the import and its cache operations
-// (guide §7.7); with host-ptr the runtime reaches a dma-buf through our CPU mapping,
-// which the exporter must be told about.
+// (guide §7.7); with host-ptr and host-copy the runtime reaches a dma-buf through our
+// CPU mapping, which the exporter must be told about.
 void ImportedBuffer::beginAccess(Access access) const
 {
-    if (info_.kind == FdKind::DmaBuf && path_ == ImportPath::HostPtr)
+    if (info_.kind == FdKind::DmaBuf && (path_ == ImportPath::HostPtr || path_ == ImportPath::HostCopy))
         syncDmaBuf(fd_.get(), DMA_BUF_SYNC_START | syncDirection(access));
 }
 
 void ImportedBuffer::endAccess(Access access) const
 {
-    if (info_.kind == FdKind::DmaBuf && path_ == ImportPath::HostPtr)
+    if (info_.kind == FdKind::DmaBuf && (path_ == ImportPath::HostPtr || path_ == ImportPath::HostCopy))
         syncDmaBuf(fd_.get(), DMA_BUF_SYNC_END | syncDirection(access));
 }
 
@@ -241,7 +293,7 @@ Result<std::shared_ptr<ImportedBuffer>> importBuffer(const gpu::GpuContext& gpu,
         buffer->path_ = path;
         buffer->mem_ = std::move(mem);
         logger->debug("buffer import of {}: {}", what, importPathName(path));
-        logWinner(path, caps);
+        logWinner(path);
         return buffer;
     };
 
@@ -277,12 +329,17 @@ Result<std::shared_ptr<ImportedBuffer>> importBuffer(const gpu::GpuContext& gpu,
             what);
     }
 
+    // Where the device has memory of its own, host-ptr would leave the frame's bytes
+    // wherever the runtime last put them (the H100 returned every frame unchanged).
+    const ImportPath host_path = caps.unified_memory ? ImportPath::HostPtr : ImportPath::HostCopy;
     if (const auto mapping = mapped(); !mapping) {
-        refused(ImportPath::HostPtr, mapping.error().message);
-    } else if (auto mem = createHostPtr(gpu, *mapping, info->size)) {
-        return chosen(ImportPath::HostPtr, std::move(*mem));
+        refused(host_path, mapping.error().message);
+    } else if (auto mem = host_path == ImportPath::HostPtr
+                              ? createHostPtr(gpu, *mapping, info->size)
+                              : createHostCopy(gpu, framecl_layout_end(&layout))) {
+        return chosen(host_path, std::move(*mem));
     } else {
-        refused(ImportPath::HostPtr, mem.error().message);
+        refused(host_path, mem.error().message);
     }
     return fail(fmt::format("{} could not be imported: {}", what, fmt::join(refusals, "; ")));
 }

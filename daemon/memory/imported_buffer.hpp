@@ -3,7 +3,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 
 #include <CL/opencl.hpp>
 
@@ -17,10 +19,11 @@ namespace framecl::memory {
 enum class ImportPath {
     QcomDmabuf, // cl_qcom_dmabuf_host_ptr: the driver maps the dma-buf itself
     KhrDmabuf,  // cl_khr_external_memory_dma_buf
-    HostPtr,    // mmap + CL_MEM_USE_HOST_PTR: zero-copy where host memory is device memory
+    HostPtr,    // mmap + CL_MEM_USE_HOST_PTR, where host memory is device memory: zero-copy
+    HostCopy,   // a device buffer, copied from and to the mmap around each frame
 };
 
-// "qcom-dmabuf", "khr-dmabuf", "host-ptr": as logged and reported in stats.
+// "qcom-dmabuf", "khr-dmabuf", "host-ptr", "host-copy": as logged and reported in stats.
 const char* importPathName(ImportPath path);
 
 enum class FdKind { DmaBuf, Memfd };
@@ -39,7 +42,7 @@ Result<BufferFdInfo> validateBufferFd(int fd, const framecl_frame_layout& layout
 
 // One imported buffer: owns the fd, the mapping (when the path needs one) and the
 // cl_mem, and releases them in that reverse order. Held by shared_ptr: a client's
-// registry and each frame in flight that uses it (STYLE.md, Ownership).
+// registry and each frame in flight that uses it (docs/architecture.md, "Errors, logs and ownership").
 class ImportedBuffer {
 public:
     ~ImportedBuffer();
@@ -52,10 +55,18 @@ public:
     ImportPath path() const { return path_; }
     uint64_t size() const { return info_.size; }
 
+    // With host-copy, enqueue the copy of the layout's bytes from the client's mapping
+    // into the device buffer (before a frame reads it), or from the device buffer into
+    // the mapping (after a frame wrote it), and return its event; with every other path
+    // the device works in the client's memory and nothing is enqueued (no event).
+    // Both are non-blocking: the mapping must stay untouched until the event completes.
+    Result<std::optional<cl::Event>> enqueueUpload(const cl::CommandQueue& queue) const;
+    Result<std::optional<cl::Event>> enqueueDownload(const cl::CommandQueue& queue) const;
+
     // Brackets one frame's use of the buffer by the OpenCL runtime. For a dma-buf
     // imported through host-ptr, DMA_BUF_IOCTL_SYNC START/END (read for inputs, write
-    // for outputs), since the runtime may then touch it through the CPU mapping; a
-    // no-op otherwise.
+    // for outputs), since the runtime then touches it through the CPU mapping; the
+    // same for host-copy, whose copies read and write the mapping; a no-op otherwise.
     enum class Access { Read, Write };
     void beginAccess(Access access) const;
     void endAccess(Access access) const;
@@ -64,6 +75,7 @@ private:
     friend Result<std::shared_ptr<ImportedBuffer>> importBuffer(const gpu::GpuContext&, UniqueFd,
                                                                 const framecl_frame_layout&, uint64_t);
     ImportedBuffer() = default;
+    std::pair<uint64_t, uint64_t> layoutSpan() const; // offset and bytes a copy moves
 
     UniqueFd fd_;
     BufferFdInfo info_{};
@@ -74,7 +86,8 @@ private:
 };
 
 // Validates and imports a buffer, trying the paths in order — qcom-dmabuf, khr-dmabuf
-// (both for dma-bufs, where the device offers them), host-ptr — and falling back on
+// (both for dma-bufs, where the device offers them), then host-ptr on a device with
+// unified memory or host-copy on one without — and falling back on
 // any error; logs (debug) why a path was passed over and (info, once per path) which
 // one won.
 Result<std::shared_ptr<ImportedBuffer>> importBuffer(const gpu::GpuContext& gpu, UniqueFd fd,

@@ -1,4 +1,4 @@
-// Placement of a session's intermediates (DESIGN.md, "Memory"; guide §9.1.6): first
+// Placement of a session's intermediates (docs/architecture.md, "Memory"; guide §9.1.6): first
 // into on-chip global memory, then into device buffers shared by intermediates whose
 // live ranges do not overlap. The planner is plain greedy, not optimal: it runs once
 // per session open, must be deterministic so that a session's plan can be reproduced

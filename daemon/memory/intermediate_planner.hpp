@@ -1,5 +1,5 @@
 #pragma once
-// Where a session's intermediates live (DESIGN.md, Memory): planned once at session
+// Where a session's intermediates live (docs/architecture.md, "Memory"): planned once at session
 // open by their live ranges over the session's dispatches, so buffers whose ranges do
 // not overlap share memory.
 

@@ -1,6 +1,6 @@
 #pragma once
 // The short calibration that seeds a session's cost predictions when it opens with a
-// kernel-time budget (DESIGN.md, Scheduler): each dispatch run on a slice of its tile
+// kernel-time budget (docs/architecture.md, "Scheduling"): each dispatch run on a slice of its tile
 // axis (tile_plan.hpp, calibrationSlice) and timed by its profiling event.
 
 #include <cstdint>

@@ -1,5 +1,7 @@
 #include "pipeline/dispatch_cost.hpp"
 
+#include <algorithm>
+
 namespace framecl::pipeline {
 
 void DispatchCost::learn(double measured)
@@ -14,6 +16,20 @@ bool DispatchCost::drifted() const
     if (planned_ns_per_item <= 0)
         return ns_per_item > 0;
     return ns_per_item > cost_drift * planned_ns_per_item || ns_per_item * cost_drift < planned_ns_per_item;
+}
+
+bool DispatchCost::noteOverrun(bool overran, double measured)
+{
+    if (!overran) {
+        overrun_streak_ = 0;
+        return false;
+    }
+    streak_least_ = overrun_streak_ == 0 ? measured : std::min(streak_least_, measured);
+    if (++overrun_streak_ < overruns_to_replan)
+        return false;
+    overrun_streak_ = 0;
+    ns_per_item = std::max(ns_per_item, streak_least_);
+    return true;
 }
 
 std::optional<ProfiledSpan> profiledSpan(const cl::Event& event)

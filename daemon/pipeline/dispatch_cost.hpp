@@ -1,7 +1,7 @@
 #pragma once
-// What a session predicts a dispatch to cost (DESIGN.md, Scheduler): nanoseconds per
-// work item, a moving average of measured values, and the value its tiles were last
-// planned with, so that a drift can be seen.
+// What a session predicts a dispatch to cost (docs/architecture.md, "Scheduling"):
+// nanoseconds per work item, a moving average of measured values, and the value its
+// tiles were last planned with, so that a drift can be seen.
 
 #include <cstdint>
 #include <optional>
@@ -11,10 +11,15 @@
 namespace framecl::pipeline {
 
 // Weight of a new measurement in the moving average: one frame's time moves the
-// prediction a quarter of the way, so a single slow frame (another context on the
-// GPU, a clock change) does not re-plan the tiles, while a lasting change does within
-// a few frames.
+// prediction a quarter of the way, so a single frame less than 5 times slower than
+// predicted (another context on the GPU, a clock change) does not re-plan the tiles
+// through a drift (cost_drift), while a lasting change does within a few frames.
 inline constexpr double cost_smoothing = 0.25;
+
+// Frames in a row whose tiles of a dispatch ran over the budget before the dispatch is
+// re-planned at once for the slower of their measurements' least (rather than waiting
+// for the average): one frame over is taken for an outlier.
+inline constexpr uint32_t overruns_to_replan = 2;
 
 // A prediction that moves this many times away from the planned value, either way,
 // re-plans the dispatch's tiles (issue 6: "re-planned when it drifts by more than 2x").
@@ -30,6 +35,16 @@ struct DispatchCost {
 
     // Whether the prediction moved more than cost_drift times from the planned value.
     bool drifted() const;
+
+    // Tells whether a frame's tiles of the dispatch ran over the budget, having measured
+    // `measured` ns per item. On the overruns_to_replan-th frame over in a row, raises
+    // the prediction to the least of those frames' measurements (if higher) and
+    // returns true: the tiles are to be re-planned now.
+    bool noteOverrun(bool overran, double measured);
+
+private:
+    uint32_t overrun_streak_ = 0;
+    double streak_least_ = 0; // the least measurement of the frames in the streak
 };
 
 // The profiled start and end of `event` on the device clock, if it carries them (an

@@ -53,9 +53,9 @@ Result<void> setPlaneArgs(const cl::Kernel& kernel, const std::string& name, cl_
     return setArg(kernel, name, index + 2, sizeof stride, &stride);
 }
 
-gpu::ArgUpdate update(uint32_t dispatch, cl_uint index, const void* value, size_t size)
+gpu::ArgUpdate update(uint32_t dispatch, cl_uint index, const void* value, size_t size, bool buffer = false)
 {
-    gpu::ArgUpdate u{dispatch, index, size, {}};
+    gpu::ArgUpdate u{dispatch, index, size, {}, buffer};
     std::memcpy(u.value.data(), value, size);
     return u;
 }
@@ -187,6 +187,15 @@ Result<std::unique_ptr<Session>> Session::open(const gpu::GpuContext& gpu,
                                          ? caps.onchip_global_memory_size
                                          : 0;
     const memory::IntermediatePlan placement = memory::planIntermediates(uses, onchip_capacity, onchip_alignment);
+    for (uint64_t size : placement.buffer_sizes)
+        session->device_bytes_ += std::max<uint64_t>(size, 1);
+    for (const auto& plan : plans)
+        for (uint32_t c = 0; c < plan.constant_count; ++c)
+            session->device_bytes_ += plan.constants[c].size;
+    if (options.max_device_bytes > 0 && session->device_bytes_ > options.max_device_bytes)
+        return fail(fmt::format("its intermediates and constants need {} bytes of device memory, over the {} "
+                                "allowed",
+                                session->device_bytes_, options.max_device_bytes));
     cl_int err = CL_SUCCESS;
     std::vector<cl_mem> device_buffers;
     for (uint64_t size : placement.buffer_sizes) {
@@ -315,7 +324,7 @@ std::vector<gpu::ArgUpdate> Session::frameUpdates(const FrameBuffer& in, const F
         const cl_uint offset = buffer.layout->planes[arg.plane].offset;
         const cl_uint stride = buffer.layout->planes[arg.plane].stride;
         for (uint32_t tile = first_tile[arg.dispatch]; tile < first_tile[arg.dispatch + 1]; ++tile) {
-            updates.push_back(update(tile, arg.index, &buffer.mem, sizeof buffer.mem));
+            updates.push_back(update(tile, arg.index, &buffer.mem, sizeof buffer.mem, true));
             updates.push_back(update(tile, arg.index + 1, &offset, sizeof offset));
             updates.push_back(update(tile, arg.index + 2, &stride, sizeof stride));
         }

@@ -4,12 +4,13 @@
 // where the device and the recording allow, else device buffers shared by lifetime),
 // creates every kernel and binds every argument that does not change between frames.
 // A frame then changes only the arguments naming its input and output buffers, and
-// replays the dispatches the way gpu.recording chose — nothing is allocated and
-// nothing blocks on the frame path.
+// replays the dispatches the way gpu.recording chose: no device memory is allocated
+// and nothing blocks on the frame path (a frame builds only its short list of
+// argument updates, three per frame argument and tile).
 //
-// Under a kernel-time budget (DESIGN.md, Scheduler) each dispatch whose plan marks an
-// axis tileable is recorded as tiles with global offsets, as many as its predicted
-// time needs (pipeline/tile_plan.hpp); the prediction is calibrated at open and
+// Under a kernel-time budget (docs/architecture.md, "Scheduling") each dispatch whose
+// plan marks an axis tileable is recorded as tiles with global offsets, as many as its
+// predicted time needs (pipeline/tile_plan.hpp); the prediction is calibrated at open and
 // corrected by each completed frame, and the tiles re-planned when it drifts
 // (session_budget.cpp).
 
@@ -65,7 +66,7 @@ struct EnqueuedFrame {
     bool first_of_sequence = false;
 };
 
-// The kernel-time budget as one stage of a session met it (DESIGN.md, Scheduler).
+// The kernel-time budget as one stage of a session met it (docs/architecture.md, "Scheduling").
 struct StageBudget {
     std::string stage;
     uint32_t tiles = 0;           // in the current plan, all dispatches of the stage
@@ -103,6 +104,10 @@ struct SessionOptions {
     // intermediates a stage negotiates (a scaler may ask for far more than it reads).
     // 0: no limit.
     uint64_t max_frame_pixels = 0;
+    // The most device memory the session may allocate for its intermediates and its
+    // plugins' constants (what deviceBytes() reports), checked before it allocates any.
+    // 0: no limit.
+    uint64_t max_device_bytes = 0;
     // gpu.kernel_budget_ms: every dispatch whose plan marks an axis tileable is cut into
     // tiles along it so that each is predicted to take less than this. 0: dispatches run
     // whole, and nothing is calibrated.
@@ -128,6 +133,9 @@ public:
     // Intermediates placed in on-chip memory, and the bytes they use there.
     size_t onchipIntermediates() const { return onchip_count_; }
     uint64_t onchipBytes() const { return onchip_bytes_; }
+    // Device memory the session allocated: intermediates in device buffers and the
+    // plugins' constants (on-chip memory is not counted: it is not allocated).
+    uint64_t deviceBytes() const { return device_bytes_; }
 
     // Whether a buffer's layout can carry this session's input (or output) frames.
     Result<void> checkInput(const framecl_frame_layout& layout) const;
@@ -227,6 +235,7 @@ private:
     std::vector<StageCounters> stage_counters_;  // one per stage
     size_t onchip_count_ = 0;
     uint64_t onchip_bytes_ = 0;
+    uint64_t device_bytes_ = 0;
 };
 
 // The text of kernel source `file`, from the first of `kernel_dirs` holding it.

@@ -1,4 +1,4 @@
-// The kernel-time budget of a session (DESIGN.md, Scheduler; issue 6): the calibration
+// The kernel-time budget of a session (docs/architecture.md, "Scheduling"): the calibration
 // that seeds each dispatch's cost prediction, the tile plan made from it, the frames'
 // times that correct it and re-plan the tiles when it drifts, and the statistics and
 // trace slices of completed frames.
@@ -215,19 +215,19 @@ void Session::frameCompleted(const EnqueuedFrame& frame, uint64_t wall_ns)
         dispatches_[d].cost.learn(measured_per_item[d]);
 
     // Re-plan the dispatches whose prediction drifted, and at once those whose tiles ran
-    // over the budget — for what this frame measured, since the budget bounds the worst
-    // dispatch and the average would catch up only over several frames. A changed plan
-    // is recorded at the next frame, while frames of the old sequence finish with their
+    // over the budget in overruns_to_replan frames in a row — for what those frames
+    // measured, since the budget bounds the worst dispatch and the average would catch
+    // up only over several frames; a lone slow frame is an outlier. A changed plan is
+    // recorded at the next frame, while frames of the old sequence finish with their
     // own.
     if (kernel_budget_ns_ == 0)
         return;
     std::vector<std::vector<Tile>> was; // every dispatch's tiles, kept at the first change
     for (size_t d = 0; d < dispatches_.size(); ++d) {
         PlannedDispatch& planned = dispatches_[d];
-        if (!planned.cost.drifted() && !overran[d])
+        const bool over_again = planned.cost.noteOverrun(overran[d], measured_per_item[d]);
+        if (!planned.cost.drifted() && !over_again)
             continue;
-        if (overran[d])
-            planned.cost.ns_per_item = std::max(planned.cost.ns_per_item, measured_per_item[d]);
         planned.cost.planned_ns_per_item = planned.cost.ns_per_item;
         auto retiled = tilesFor(planned.shape, planned.cost.ns_per_item, kernel_budget_ns_);
         if (retiled == planned.tiles)

@@ -64,6 +64,16 @@ TileGrid gridOf(const DispatchShape& shape, double predicted_ns, double target_n
     return grid;
 }
 
+// gridOf() within max_tiles_per_dispatch: bands first, as many as allowed, then as many
+// columns in each as the rest allows.
+TileGrid cappedGridOf(const DispatchShape& shape, double predicted_ns, double target_ns)
+{
+    TileGrid grid = gridOf(shape, predicted_ns, target_ns);
+    grid.bands = std::min(grid.bands, max_tiles_per_dispatch);
+    grid.columns = std::min(grid.columns, max_tiles_per_dispatch / grid.bands);
+    return grid;
+}
+
 // `parts` consecutive (start, extent) pairs covering `extent`: its granules shared out
 // evenly, the first parts taking one more where they do not divide, the last ending at
 // `extent` (whose last granule may be partial when the runtime chooses the work-group).
@@ -116,13 +126,13 @@ size_t tileGranule(const DispatchShape& shape, size_t axis, double predicted_ns,
 
 uint32_t tileCount(const DispatchShape& shape, double predicted_ns, double target_ns)
 {
-    const TileGrid grid = gridOf(shape, predicted_ns, target_ns);
+    const TileGrid grid = cappedGridOf(shape, predicted_ns, target_ns);
     return uint32_t(grid.bands * grid.columns);
 }
 
 std::vector<Tile> planTiles(const DispatchShape& shape, double predicted_ns, double target_ns)
 {
-    const TileGrid grid = gridOf(shape, predicted_ns, target_ns);
+    const TileGrid grid = cappedGridOf(shape, predicted_ns, target_ns);
     if (grid.bands * grid.columns == 1)
         return {whole(shape)};
     const auto bands = split(shape.global[grid.axis], grid.granule, grid.bands);

@@ -1,5 +1,5 @@
 #pragma once
-// The geometry of the kernel-time budget (DESIGN.md, Scheduler): how a dispatch whose
+// The geometry of the kernel-time budget (docs/architecture.md, "Scheduling"): how a dispatch whose
 // plan marks an axis tileable is cut into tiles along that axis (and across it too,
 // where both are tileable and bands alone are too slow), each a dispatch of its own
 // with a global work offset, so that each tile's predicted time stays under a target.
@@ -66,11 +66,19 @@ constexpr double tileTarget(uint64_t budget_ns)
     return double(budget_ns) * budget_target_fraction;
 }
 
+// The most tiles one dispatch is cut into, whatever its prediction: each tile is a
+// dispatch to record, enqueue and profile, and a prediction gone wild (a frame slowed
+// by something else on the machine) must not make a session record hundreds of
+// thousands. A dispatch that would need more runs its tiles over the target. (Mean
+// shift at 3264x2448 on two CPU cores under a 2 ms budget needs some 3000.)
+inline constexpr size_t max_tiles_per_dispatch = 4096;
+
 // How many tiles a dispatch predicted to take `predicted_ns` (its work spread evenly)
 // needs so that each takes at most `target_ns`: bands along its tile axis of as many
 // whole granules as fit under the target; where not even one fits, a band per granule,
 // each cut the same way into columns along the cross axis, if there is one. At most one
-// tile per granule (or granule cell): past that a tile runs over the target. 1 for a
+// tile per granule (or granule cell), and at most max_tiles_per_dispatch (fewer bands,
+// then fewer columns per band): past that a tile runs over the target. 1 for a
 // dispatch that cannot be cut, predicted within the target, or a target of 0.
 uint32_t tileCount(const DispatchShape& shape, double predicted_ns, double target_ns);
 

@@ -100,6 +100,8 @@ Tuner::Tuner(const gpu::GpuContext& gpu, std::filesystem::path cache_dir, std::c
             tuned.choice.variant = entry.at("variant").get<std::string>();
             tuned.choice.local = entry.at("local").get<std::array<size_t, 2>>();
             tuned.gpu_ns = entry.at("gpu_ns").get<uint64_t>();
+            tuned.last_used = entry.value("last_used", uint64_t{0});
+            uses_ = std::max(uses_, tuned.last_used);
             choices_[key] = tuned;
         }
     } catch (const std::exception& e) {
@@ -208,12 +210,18 @@ std::vector<StageChoice> Tuner::choose(const PipelineDefinition& pipeline, const
             if (found == choices_.end()) {
                 TunedStage tuned = tune(pipeline, k, shape);
                 if (tuned.gpu_ns > 0) {
+                    if (choices_.size() >= max_tuning_choices)
+                        choices_.erase(std::min_element(choices_.begin(), choices_.end(), [](const auto& a, const auto& b) {
+                            return a.second.last_used < b.second.last_used;
+                        }));
                     found = choices_.emplace(key, tuned).first;
                     stored = true;
                 }
             }
-            if (found != choices_.end())
+            if (found != choices_.end()) {
+                found->second.last_used = ++uses_; // written with the next new choice
                 chosen[k] = found->second.choice;
+            }
         }
         auto next = stage.plugin->negotiate(shape, stage.params);
         if (!next)
@@ -241,7 +249,10 @@ void Tuner::save() const
 {
     nlohmann::json choices = nlohmann::json::object();
     for (const auto& [key, tuned] : choices_)
-        choices[key] = {{"variant", tuned.choice.variant}, {"local", tuned.choice.local}, {"gpu_ns", tuned.gpu_ns}};
+        choices[key] = {{"variant", tuned.choice.variant},
+                        {"local", tuned.choice.local},
+                        {"gpu_ns", tuned.gpu_ns},
+                        {"last_used", tuned.last_used}};
     const nlohmann::json file = {{"format", file_format}, {"choices", choices}};
     std::error_code ec;
     std::filesystem::create_directories(file_.parent_path(), ec);

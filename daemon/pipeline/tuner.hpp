@@ -24,7 +24,13 @@ namespace framecl::pipeline {
 struct TunedStage {
     StageChoice choice;
     uint64_t gpu_ns = 0; // median GPU time of one frame of the stage with `choice`
+    uint64_t last_used = 0; // the tuner's use count when a session last took it
 };
+
+// The most choices tuning.json keeps: every frame size a client opens a session for
+// is tuned and kept, so a client inventing sizes would grow the file (rewritten and
+// fsync'd at each new choice) without end. Past this, the least recently used goes.
+inline constexpr size_t max_tuning_choices = 256;
 
 class Tuner {
 public:
@@ -35,8 +41,9 @@ public:
           std::chrono::milliseconds budget = std::chrono::milliseconds(2000));
 
     // One choice per stage of `pipeline` on frames of `input`: cached, or timed now and
-    // stored. A stage with nothing to tune, or whose timing failed, gets the empty
-    // choice (as configured).
+    // stored (at most max_tuning_choices, the least recently used dropped). A stage
+    // with nothing to tune, or whose timing failed, gets the empty choice (as
+    // configured).
     std::vector<StageChoice> choose(const PipelineDefinition& pipeline, const FrameShape& input);
 
     // What is chosen for `pipeline` on this device, one line per stage and frame size,
@@ -58,6 +65,7 @@ private:
     std::filesystem::path file_;
     std::chrono::milliseconds budget_;
     std::map<std::string, TunedStage> choices_; // by stageKey + "|" + frame
+    uint64_t uses_ = 0; // the last TunedStage::last_used given
 };
 
 // "radius=4 threshold=20 border=replicate variant=auto": every parameter of a stage in

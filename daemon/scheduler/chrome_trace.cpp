@@ -1,6 +1,7 @@
 #include "scheduler/chrome_trace.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <utility>
 
@@ -35,66 +36,115 @@ double micros(uint64_t ns)
     return static_cast<double>(ns) / 1000.0;
 }
 
+// The trace's text, written event by event.
+class TraceWriter {
+public:
+    TraceWriter() { appendEvent(out_, {{"ph", "M"}, {"pid", kPid}, {"name", "process_name"}, {"args", {{"name", "framecld"}}}}); }
+
+    void lane(uint64_t client, const std::string& name)
+    {
+        appendEvent(out_, {{"ph", "M"}, {"pid", kPid}, {"tid", client}, {"name", "thread_name"},
+                           {"args", {{"name", name}}}});
+    }
+
+    // `earliest`: the start of the earliest slice, where the trace's time begins.
+    void slice(const TraceSlice& slice, uint64_t earliest)
+    {
+        // A slice whose end precedes its start (a driver's clock going back) is drawn
+        // with no length rather than wrapping around.
+        const uint64_t duration = slice.end_ns > slice.start_ns ? slice.end_ns - slice.start_ns : 0;
+        appendEvent(out_, {{"ph", "X"},
+                           {"pid", kPid},
+                           {"tid", slice.client},
+                           {"name", slice.name},
+                           {"cat", "dispatch"},
+                           {"ts", micros(slice.start_ns - earliest)},
+                           {"dur", micros(duration)},
+                           {"args",
+                            {{"session", slice.session},
+                             {"pipeline", slice.pipeline},
+                             {"stage", slice.stage},
+                             {"sequence", slice.sequence}}}});
+    }
+
+    std::string finish(uint64_t slices_left_out)
+    {
+        out_ += "\n],\"displayTimeUnit\":\"ms\",\"otherData\":{\"slices_left_out\":";
+        out_ += std::to_string(slices_left_out);
+        out_ += "}}\n";
+        return std::move(out_);
+    }
+
+private:
+    std::string out_ = "{\"traceEvents\":[";
+};
+
 } // namespace
 
 std::string chromeTraceJson(const std::vector<TraceSlice>& slices, uint64_t slices_left_out)
 {
-    std::string out = "{\"traceEvents\":[";
-
-    appendEvent(out, {{"ph", "M"}, {"pid", kPid}, {"name", "process_name"}, {"args", {{"name", "framecld"}}}});
-
+    TraceWriter writer;
     // One lane per client, named after its first slice, in the order of client ids.
     std::map<uint64_t, std::string> lanes;
     for (const TraceSlice& slice : slices)
         lanes.try_emplace(slice.client, laneName(slice));
     for (const auto& [client, name] : lanes)
-        appendEvent(out, {{"ph", "M"}, {"pid", kPid}, {"tid", client}, {"name", "thread_name"},
-                          {"args", {{"name", name}}}});
+        writer.lane(client, name);
 
-    uint64_t earliest = 0;
-    if (!slices.empty())
-        earliest = std::min_element(slices.begin(), slices.end(), [](const TraceSlice& a, const TraceSlice& b) {
-                       return a.start_ns < b.start_ns;
-                   })->start_ns;
-
-    for (const TraceSlice& slice : slices) {
-        // A slice whose end precedes its start (a driver's clock going back) is drawn
-        // with no length rather than wrapping around.
-        const uint64_t duration = slice.end_ns > slice.start_ns ? slice.end_ns - slice.start_ns : 0;
-        appendEvent(out, {{"ph", "X"},
-                          {"pid", kPid},
-                          {"tid", slice.client},
-                          {"name", slice.name},
-                          {"cat", "dispatch"},
-                          {"ts", micros(slice.start_ns - earliest)},
-                          {"dur", micros(duration)},
-                          {"args",
-                           {{"session", slice.session},
-                            {"pipeline", slice.pipeline},
-                            {"stage", slice.stage},
-                            {"sequence", slice.sequence}}}});
-    }
-
-    out += "\n],\"displayTimeUnit\":\"ms\",\"otherData\":{\"slices_left_out\":";
-    out += std::to_string(slices_left_out);
-    out += "}}\n";
-    return out;
+    uint64_t earliest = UINT64_MAX;
+    for (const TraceSlice& slice : slices)
+        earliest = std::min(earliest, slice.start_ns);
+    for (const TraceSlice& slice : slices)
+        writer.slice(slice, earliest);
+    return writer.finish(slices_left_out);
 }
 
 TraceWindow::TraceWindow(Clock::time_point ends, size_t max_slices) : ends_(ends), max_slices_(max_slices) {}
 
-void TraceWindow::add(TraceSlice slice)
+uint32_t TraceWindow::intern(const std::string& text)
+{
+    auto found = string_index_.find(text);
+    if (found != string_index_.end())
+        return found->second;
+    strings_.push_back(text);
+    string_index_.emplace(text, uint32_t(strings_.size() - 1));
+    return uint32_t(strings_.size() - 1);
+}
+
+void TraceWindow::add(const TraceSlice& slice)
 {
     if (slices_.size() >= max_slices_) {
         ++left_out_;
         return;
     }
-    slices_.push_back(std::move(slice));
+    lane_names_.try_emplace(slice.client, laneName(slice));
+    slices_.push_back({slice.client, slice.sequence, slice.start_ns, slice.end_ns, slice.session, slice.stage,
+                       intern(slice.pipeline), intern(slice.name)});
+}
+
+size_t TraceWindow::bytesHeld() const
+{
+    size_t bytes = slices_.capacity() * sizeof(StoredSlice);
+    for (const std::string& text : strings_)
+        bytes += 2 * (sizeof(std::string) + text.capacity()); // in strings_ and as a key of string_index_
+    for (const auto& [client, name] : lane_names_)
+        bytes += sizeof(client) + sizeof(std::string) + name.capacity();
+    return bytes;
 }
 
 std::string TraceWindow::json() const
 {
-    return chromeTraceJson(slices_, left_out_);
+    TraceWriter writer;
+    for (const auto& [client, name] : lane_names_)
+        writer.lane(client, name);
+    uint64_t earliest = UINT64_MAX;
+    for (const StoredSlice& stored : slices_)
+        earliest = std::min(earliest, stored.start_ns);
+    for (const StoredSlice& stored : slices_)
+        writer.slice({stored.client, {}, stored.session, strings_[stored.pipeline], stored.stage,
+                      strings_[stored.name], stored.sequence, stored.start_ns, stored.end_ns},
+                     earliest);
+    return writer.finish(left_out_);
 }
 
 } // namespace framecl::scheduler

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,8 @@ std::string chromeTraceJson(const std::vector<TraceSlice>& slices, uint64_t slic
 // Collects the slices of one `framecl trace --seconds N` window. The caller checks
 // open() and adds the dispatches that ran while it was open; past `max_slices` they are
 // only counted, which bounds the memory a long window at a high frame rate can take.
+// Each slice is kept in a few dozen bytes: its strings (client, pipeline and dispatch
+// names, repeated by every frame) are stored once per window and referred to by index.
 // Not thread-safe.
 class TraceWindow {
 public:
@@ -52,18 +55,34 @@ public:
     bool open(Clock::time_point now) const { return now < ends_; }
     Clock::time_point ends() const { return ends_; }
 
-    void add(TraceSlice slice);
+    void add(const TraceSlice& slice);
 
     // chromeTraceJson() of the slices kept, with the count of those left out.
     std::string json() const;
 
     size_t size() const { return slices_.size(); }
     uint64_t slicesLeftOut() const { return left_out_; }
+    // The bytes the slices and their strings take.
+    size_t bytesHeld() const;
 
 private:
+    struct StoredSlice {
+        uint64_t client;
+        uint64_t sequence;
+        uint64_t start_ns, end_ns;
+        uint32_t session;
+        uint32_t stage;
+        uint32_t pipeline; // index into strings_
+        uint32_t name;     // index into strings_
+    };
+    uint32_t intern(const std::string& text);
+
     Clock::time_point ends_;
     size_t max_slices_;
-    std::vector<TraceSlice> slices_;
+    std::vector<StoredSlice> slices_;
+    std::vector<std::string> strings_;
+    std::map<std::string, uint32_t, std::less<>> string_index_;
+    std::map<uint64_t, std::string> lane_names_; // by client, from its first slice
     uint64_t left_out_ = 0;
 };
 

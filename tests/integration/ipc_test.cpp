@@ -17,6 +17,7 @@
 #include "envelope.hpp"
 #include "framecl/client.h"
 #include "memory_fds.hpp"
+#include "raw_client.hpp"
 #include "reference_color.hpp"
 #include "test_env.hpp"
 
@@ -150,19 +151,8 @@ TEST_CASE("a client killed mid-stream is released and the other client keeps eve
 TEST_CASE("malformed and out-of-place messages get an error reply and the daemon keeps serving")
 {
     RunningDaemon daemon;
-    zmq::context_t context;
-    zmq::socket_t dealer(context, zmq::socket_type::dealer);
-    dealer.set(zmq::sockopt::rcvtimeo, 5000);
-    dealer.set(zmq::sockopt::linger, 0);
-    dealer.connect("ipc://" + daemon.socket().string());
-    const auto roundTrip = [&](std::span<const uint8_t> bytes) {
-        dealer.send(zmq::buffer(bytes.data(), bytes.size()));
-        zmq::message_t reply;
-        REQUIRE(dealer.recv(reply));
-        const wire::Envelope* envelope = framecl::protocol::verifiedEnvelope({reply.data<uint8_t>(), reply.size()});
-        REQUIRE(envelope);
-        return std::make_pair(envelope->message_type(), std::string(reply.to_string_view()));
-    };
+    RawClient raw(daemon);
+    const auto roundTrip = [&](std::span<const uint8_t> bytes) { return raw.roundTrip(bytes); };
 
     std::mt19937 random(3);
     std::vector<uint8_t> noise(300);
@@ -191,7 +181,12 @@ TEST_CASE("malformed and out-of-place messages get an error reply and the daemon
     CHECK(contains(text, "protocol version 7 is not supported; this framecld speaks version 1"));
 
     std::tie(type, text) = roundTrip(hello);
-    CHECK(type == wire::Message::Welcome);
+    REQUIRE(type == wire::Message::Welcome);
+    const std::string token = RawClient::envelopeOf(text)->message_as_Welcome()->token()->str();
+    std::tie(type, text) = roundTrip(submit);
+    CHECK(type == wire::Message::ErrorReply);
+    CHECK(contains(text, "bind the buffer socket first"));
+    raw.bind(token);
     std::tie(type, text) = roundTrip(submit);
     REQUIRE(type == wire::Message::Done);
     const wire::Done* done =

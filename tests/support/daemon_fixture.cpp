@@ -8,8 +8,9 @@ using namespace std::chrono_literals;
 
 namespace framecl::test {
 
-RunningDaemon::RunningDaemon(const std::string& extra_toml, const std::string& daemon_keys)
-    : socket_(dir_ / "framecl.sock")
+RunningDaemon::RunningDaemon(const std::string& extra_toml, const std::string& daemon_keys,
+                             std::map<std::string, std::string> extra_env)
+    : socket_(dir_ / "framecl.sock"), env_(std::move(extra_env))
 {
     reconfigure(extra_toml, daemon_keys);
     notify_ = std::make_unique<NotifySocket>(dir_ / "notify.sock");
@@ -22,7 +23,7 @@ void RunningDaemon::reconfigure(const std::string& extra_toml, const std::string
     const bool own_kernel_dirs = daemon_keys.find("kernel_dirs") != std::string::npos;
     const std::string base = "[daemon]\n"
                              "socket = \"" + socket_.string() + "\"\n"
-                             "buffer_socket = \"" + (dir_ / "buffers.sock").string() + "\"\n" +
+                             "buffer_socket = \"" + bufferSocket().string() + "\"\n" +
                              (own_kernel_dirs ? "" : "kernel_dirs = [\"" + (requireSourceRoot() / "kernels").string() + "\"]\n") +
                              "cache_dir = \"" + (dir_ / "cache").string() + "\"\n"
                              "pipeline_dirs = []\n" + daemon_keys + "\n";
@@ -46,7 +47,12 @@ void RunningDaemon::start()
 {
     process_ = std::make_unique<ChildProcess>(
         std::vector<std::string>{requireEnv("FRAMECL_DAEMON"), "--config", config_.string()},
-        std::map<std::string, std::string>{{"NOTIFY_SOCKET", notify_->path().string()}}, dir_.path());
+        [&] {
+            auto env = env_;
+            env["NOTIFY_SOCKET"] = notify_->path().string();
+            return env;
+        }(),
+        dir_.path());
     const auto ready = notify_->waitFor("READY=1", 60s);
     REQUIRE_MESSAGE(ready, "framecld did not become ready:\n" << process_->stderrText());
 }

@@ -5,6 +5,7 @@
 
 #include <csignal>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -19,10 +20,14 @@ public:
     // Writes the config — [daemon] with the paths inside the temp dir and
     // `daemon_keys`, then `extra_toml` — and starts the daemon; returns once it said
     // READY=1.
-    explicit RunningDaemon(const std::string& extra_toml = "", const std::string& daemon_keys = "");
+    // `extra_env` is added to the daemon's environment (WATCHDOG_USEC, say).
+    explicit RunningDaemon(const std::string& extra_toml = "", const std::string& daemon_keys = "",
+                           std::map<std::string, std::string> extra_env = {});
     ~RunningDaemon();
 
     const std::filesystem::path& socket() const { return socket_; }
+    std::filesystem::path bufferSocket() const { return dir_ / "buffers.sock"; }
+    std::filesystem::path configFile() const { return config_; }
     const TempDir& dir() const { return dir_; }
     pid_t pid() const { return process_ ? process_->pid() : -1; }
 
@@ -37,11 +42,14 @@ public:
     void reload();
 
     std::string log() const { return process_ ? process_->stderrText() : ""; }
+    // The socket standing in for systemd's: what the daemon notified since READY=1.
+    NotifySocket& notify() { return *notify_; }
 
 private:
     TempDir dir_;
     std::filesystem::path config_;
     std::filesystem::path socket_;
+    std::map<std::string, std::string> env_;
     std::unique_ptr<NotifySocket> notify_;
     std::unique_ptr<ChildProcess> process_;
 };

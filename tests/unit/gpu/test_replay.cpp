@@ -42,7 +42,7 @@ std::vector<cl_uint> cpuReference(std::vector<cl_uint> values)
 
 ArgUpdate bufferArgument(uint32_t dispatch, cl_uint arg_index, const cl::Buffer& buffer)
 {
-    ArgUpdate update{dispatch, arg_index, sizeof(cl_mem), {}};
+    ArgUpdate update{dispatch, arg_index, sizeof(cl_mem), {}, true};
     const cl_mem handle = buffer();
     std::memcpy(update.value.data(), &handle, sizeof(handle));
     return update;
@@ -120,18 +120,25 @@ public:
     // The same with the frame's `updates` as given (they must name output `output`).
     std::vector<cl_uint> run(Replay& replay, const std::vector<ArgUpdate>& updates, size_t output) const
     {
+        return run(replay, updates, outputs_[output]);
+    }
+
+    // The same into a buffer of the caller's, which `updates` must name as the output.
+    std::vector<cl_uint> run(Replay& replay, const std::vector<ArgUpdate>& updates, const cl::Buffer& output) const
+    {
         const size_t bytes = kElements * sizeof(cl_uint);
-        REQUIRE(gpu_.queue().enqueueFillBuffer(outputs_[output], cl_uint{0}, 0, bytes) == CL_SUCCESS);
+        REQUIRE(gpu_.queue().enqueueFillBuffer(output, cl_uint{0}, 0, bytes) == CL_SUCCESS);
         auto events = replay.enqueue(updates);
         REQUIRE_MESSAGE(events.has_value(), (events ? "" : events.error().message));
         REQUIRE_FALSE(events->empty());
         REQUIRE(cl::WaitForEvents(*events) == CL_SUCCESS);
         std::vector<cl_uint> values(kElements);
-        REQUIRE(gpu_.queue().enqueueReadBuffer(outputs_[output], CL_TRUE, 0, bytes, values.data()) == CL_SUCCESS);
+        REQUIRE(gpu_.queue().enqueueReadBuffer(output, CL_TRUE, 0, bytes, values.data()) == CL_SUCCESS);
         return values;
     }
 
     const std::vector<cl_uint>& inputValues(size_t input) const { return input_values_[input]; }
+    const cl::Buffer& inputBuffer(size_t input) const { return inputs_[input]; }
 
 private:
     const GpuContext& gpu_;
@@ -391,6 +398,25 @@ TEST_CASE("khr releases the least recently used command buffer beyond eight")
         CHECK(CommandBufferCount::released == 2);
     }
     CHECK(CommandBufferCount::released == 10); // the rest with the Replay
+}
+
+TEST_CASE("khr never replays a command buffer recorded for a buffer that was released")
+{
+    // A client releases its output buffer and registers another: PoCL may hand the new
+    // buffer the released one's cl_mem handle (its memory is reused at once). Replaying
+    // the command buffer recorded for the old handle would write freed memory, and the
+    // new buffer would stay zero.
+    auto gpu = test::openTestGpu(test::pocl_device);
+    ThreeStages stages(*gpu, 1, 1);
+    auto replay = replayFor(RecordingMode::Khr, *gpu, stages);
+    const size_t bytes = kElements * sizeof(cl_uint);
+    for (int round = 0; round < 8; ++round) {
+        cl::Buffer output(gpu->context(), CL_MEM_WRITE_ONLY, bytes);
+        const auto frame = std::vector<ArgUpdate>{bufferArgument(0, 0, stages.inputBuffer(0)),
+                                                  bufferArgument(2, 1, output)};
+        INFO("round " << round);
+        CHECK(stages.run(*replay, frame, output) == cpuReference(stages.inputValues(0)));
+    } // each output released here, before the next is created
 }
 
 TEST_CASE("qcom makes one recording per Replay, on a recordable queue of its own")

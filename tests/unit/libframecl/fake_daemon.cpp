@@ -295,7 +295,7 @@ void FakeDaemon::serve(zmq::socket_t router, UniqueFd listener, FakeDaemonBehavi
             auto packet = protocol::receivePacket(connection.get());
             if (!packet || packet->closed)
                 connection.reset();
-            else
+            else if (!packet->none)
                 answerRegistration(*packet);
         }
     }

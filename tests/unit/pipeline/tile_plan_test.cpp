@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include "framecl/plugin.h"
+#include "pipeline/dispatch_cost.hpp"
 #include "pipeline/tile_plan.hpp"
 
 using namespace framecl::pipeline;
@@ -177,4 +178,41 @@ TEST_CASE("the tile target leaves a margin under the budget")
 {
     CHECK(tileTarget(0) == 0);
     CHECK(tileTarget(8'000'000) == doctest::Approx(6'800'000));
+}
+
+TEST_CASE("a prediction gone wild cuts a dispatch into no more than max_tiles_per_dispatch tiles")
+{
+    // 8K, the runtime choosing the work-group: one row and one column per tile would
+    // be 33 million tiles.
+    const DispatchShape shape{2, {7680, 4320}, {0, 0}, FRAMECL_AXIS_X | FRAMECL_AXIS_Y};
+    for (const double predicted_ns : {1e9, 1e12, 1e15}) {
+        CAPTURE(predicted_ns);
+        const auto tiles = planTiles(shape, predicted_ns, 1000);
+        CHECK(tiles.size() <= max_tiles_per_dispatch);
+        CHECK(tiles.size() == tileCount(shape, predicted_ns, 1000));
+        uint64_t covered = 0;
+        for (const Tile& tile : tiles)
+            covered += workItems(tile.global);
+        CHECK(covered == workItems(shape.global)); // still the whole dispatch, once
+    }
+    // Bands alone past the cap (Y only): capped the same way.
+    const DispatchShape rows{2, {64, 100000}, {0, 0}, FRAMECL_AXIS_Y};
+    const auto bands = planTiles(rows, 1e12, 1000);
+    CHECK(bands.size() == max_tiles_per_dispatch);
+    CHECK(std::accumulate(bands.begin(), bands.end(), size_t{0},
+                          [](size_t sum, const Tile& t) { return sum + t.global[1]; }) == 100000);
+}
+
+TEST_CASE("one frame over the budget is an outlier; the second in a row re-plans for their least")
+{
+    DispatchCost cost;
+    cost.ns_per_item = cost.planned_ns_per_item = 10;
+    CHECK_FALSE(cost.noteOverrun(true, 40)); // one slow frame: the prediction stays
+    CHECK(cost.ns_per_item == 10);
+    CHECK_FALSE(cost.noteOverrun(false, 11)); // the streak ends
+    CHECK_FALSE(cost.noteOverrun(true, 50));
+    CHECK(cost.noteOverrun(true, 30)); // two in a row: re-plan for the lasting level
+    CHECK(cost.ns_per_item == 30);
+    CHECK_FALSE(cost.noteOverrun(true, 90)); // a new streak starts
+    CHECK(cost.ns_per_item == 30);
 }

@@ -204,3 +204,34 @@ TEST_CASE("a session refuses a variant for a plugin without variants, and frames
     CHECK(over.error().message ==
           "stage 1 (bicubic height=4096 width=4096): its output R8 4096x4096 is over limits.max_frame_pixels = 2073600");
 }
+
+TEST_CASE("tuning.json keeps at most max_tuning_choices, dropping the least recently used")
+{
+    test::TempDir cache;
+    const auto& offset = pipelineNamed("offset");
+    const auto file = cache.path() / "tuning.json";
+    pipeline::Tuner(*device().gpu, cache.path()).choose(offset, {DRM_FORMAT_R8, 40, 30});
+    nlohmann::json json = readJson(file);
+    REQUIRE(json["choices"].size() == 1);
+    const std::string key = json["choices"].begin().key();
+    const std::string prefix = key.substr(0, key.rfind('|') + 1);
+    const nlohmann::json entry = json["choices"].begin().value();
+
+    // A full file of sizes a client made up, the one it used first the least recent.
+    json["choices"] = nlohmann::json::object();
+    for (size_t i = 0; i < pipeline::max_tuning_choices; ++i) {
+        json["choices"][prefix + "R8 " + std::to_string(i + 1) + "x2"] = entry;
+        json["choices"][prefix + "R8 " + std::to_string(i + 1) + "x2"]["last_used"] = 1000 + i;
+    }
+    std::ofstream(file) << json.dump();
+
+    pipeline::Tuner tuner(*device().gpu, cache.path());
+    tuner.choose(offset, {DRM_FORMAT_R8, 2, 2}); // used now: the most recent
+    tuner.choose(offset, {DRM_FORMAT_R8, 40, 32}); // new: tuned, and the oldest goes
+    json = readJson(file);
+    CHECK(json["choices"].size() == pipeline::max_tuning_choices);
+    CHECK(json["choices"].contains(prefix + "R8 40x32"));
+    CHECK(json["choices"].contains(prefix + "R8 2x2"));
+    CHECK_FALSE(json["choices"].contains(prefix + "R8 1x2"));
+    CHECK(json["choices"].contains(prefix + "R8 3x2"));
+}

@@ -182,3 +182,24 @@ TEST_CASE("a trace window keeps its slices up to the cap and counts those left o
         CHECK(slices[i].at("dur") == 0.5);
     }
 }
+
+TEST_CASE("a trace window keeps each name once, however many slices repeat it")
+{
+    const auto t0 = std::chrono::steady_clock::time_point{} + 1h;
+    TraceWindow window(t0 + 5s);
+    const std::string client_name(64, 'c'); // the longest name a client may give
+    const std::string pipeline(100, 'p');
+    constexpr uint64_t slices = 100'000;
+    for (uint64_t i = 0; i < slices; ++i)
+        window.add(slice(1, client_name, 1, pipeline, 0, i % 2 ? "sobel_3x3 tile 2/2" : "sobel_3x3 tile 1/2", i,
+                         kBase + i * 1'000, kBase + i * 1'000 + 500));
+    // The slices' own fields, and the four strings once: not a copy of each per slice.
+    CHECK(window.bytesHeld() <= slices * 64);
+
+    const json trace = json::parse(window.json());
+    const std::vector<json> events = eventsOf(trace, "X");
+    REQUIRE(events.size() == slices);
+    CHECK(events[1].at("name") == "sobel_3x3 tile 2/2");
+    CHECK(events[slices - 1].at("args").at("pipeline") == pipeline);
+    CHECK(eventsOf(trace, "M")[1].at("args").at("name") == client_name + " (client 1)");
+}

@@ -1,0 +1,356 @@
+// framecld against clients that misbehave, a second daemon and a short supply of file
+// descriptors: each case is a way a review found to knock the daemon over or lock
+// other clients out, and checks that the daemon answers with the reason and keeps
+// serving everyone else.
+#include <atomic>
+#include <barrier>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include <doctest/doctest.h>
+#include <poll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "child_process.hpp"
+#include "daemon_client.hpp"
+#include "daemon_fixture.hpp"
+#include "raw_client.hpp"
+#include "test_env.hpp"
+
+using namespace framecl::test;
+using namespace std::chrono_literals;
+namespace wire = framecl::wire;
+
+namespace {
+
+const std::string luma_pipeline = "[[pipeline]]\nname = \"luma\"\n"
+                                  "stages = [ { plugin = \"color\", op = \"abgr_to_y\" } ]\n";
+
+// The error framecl_connect gives for `name`; empty if it connected.
+std::string connectError(const RunningDaemon& daemon, const std::string& name)
+{
+    const std::string socket = daemon.socket().string();
+    framecl_connect_options options{socket.c_str(), name.c_str(), 5000};
+    framecl_client* client = nullptr;
+    if (framecl_connect(&options, &client) == 0) {
+        framecl_disconnect(client);
+        return "";
+    }
+    return framecl_last_error(nullptr);
+}
+
+bool alive(pid_t pid)
+{
+    return kill(pid, 0) == 0;
+}
+
+std::vector<std::string> clientNames(const nlohmann::json& stats)
+{
+    std::vector<std::string> names;
+    for (const auto& client : stats["clients"])
+        names.push_back(client["name"]);
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+// A connection to the buffer socket that sends nothing.
+framecl::UniqueFd idleBufferConnection(const RunningDaemon& daemon)
+{
+    framecl::UniqueFd fd(socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    std::strncpy(address.sun_path, daemon.bufferSocket().c_str(), sizeof address.sun_path - 1);
+    REQUIRE(connect(fd.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+    return fd;
+}
+
+// What the daemon says on a buffer connection before closing it: the refusal's text,
+// "" for a close without one, nothing if it says nothing within `timeout`.
+std::optional<std::string> refusalOn(int fd, std::chrono::milliseconds timeout)
+{
+    pollfd entry{fd, POLLIN, 0};
+    if (poll(&entry, 1, int(timeout.count())) <= 0)
+        return std::nullopt;
+    auto packet = framecl::protocol::receivePacket(fd);
+    if (!packet || packet->closed)
+        return "";
+    const wire::Envelope* envelope = framecl::protocol::verifiedEnvelope(packet->bytes);
+    REQUIRE(envelope);
+    const auto* results = envelope->message_as_RegisterBuffersReply()->results();
+    REQUIRE(results->size() == 1);
+    return results->Get(0)->error()->str();
+}
+
+// User plus system CPU time of process `pid` so far.
+std::chrono::milliseconds cpuTime(pid_t pid)
+{
+    std::ifstream file("/proc/" + std::to_string(pid) + "/stat");
+    std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    // Fields after the command name, which is in parentheses and may hold spaces.
+    std::istringstream fields(text.substr(text.rfind(')') + 2));
+    std::string field;
+    uint64_t utime = 0, stime = 0;
+    for (int i = 3; i <= 15 && fields >> field; ++i) {
+        if (i == 14)
+            utime = std::stoull(field);
+        if (i == 15)
+            stime = std::stoull(field);
+    }
+    return std::chrono::milliseconds((utime + stime) * 1000 / uint64_t(sysconf(_SC_CLK_TCK)));
+}
+
+size_t openFds(pid_t pid)
+{
+    size_t count = 0;
+    for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/fd"))
+        ++count;
+    return count;
+}
+
+} // namespace
+
+TEST_CASE("a client name that is not UTF-8 or too long is refused at Hello, and stats keep working for everyone")
+{
+    RunningDaemon daemon(luma_pipeline);
+    Client good = connectTo(daemon, "good");
+
+    CHECK(contains(connectError(daemon, "bad\xff\xfename"), "refused the connection: Hello.client_name is not UTF-8: byte 3 is 0xff"));
+    CHECK(contains(connectError(daemon, std::string(1000, 'n')), "Hello.client_name is 1000 bytes long; at most 64"));
+    CHECK(contains(connectError(daemon, "two\nlines"), "Hello.client_name holds the control character U+000A at byte 3"));
+
+    // The camera of the report, as a user would run it.
+    const auto camera = runToCompletion({requireEnv("FRAMECL_MOCK_CAMERA"), "--socket", daemon.socket().string(),
+                                         "--name", "bad\xff\xfename", "--pipeline", "copy", "--format", "nv12", "--size", "64x48", "--fps", "30",
+                                         "--frames", "3"},
+                                        daemon.dir().path(), 60s);
+    CHECK(camera.status.code != 0);
+    CHECK(contains(camera.err, "not UTF-8"));
+
+    // Every other string a client sends is checked as well.
+    RawClient raw(daemon);
+    raw.bind(raw.hello("raw"));
+    flatbuffers::FlatBufferBuilder builder;
+    auto input = wire::CreateFrameLayout(builder, DRM_FORMAT_ABGR8888, 8, 8);
+    const auto [type, text] = raw.roundTrip(framecl::protocol::finishEnvelope(
+        builder, wire::CreateOpenSession(builder, 5, builder.CreateString("lu\xc3ma"), input)));
+    REQUIRE(type == wire::Message::ErrorReply);
+    const auto* error = RawClient::envelopeOf(text)->message_as_ErrorReply();
+    CHECK(error->request_id() == 5);
+    CHECK(error->message()->str() == "OpenSession.pipeline is not UTF-8: byte 2 is 0xc3");
+
+    const auto after = stats(good);
+    CHECK(clientNames(after) == std::vector<std::string>{"good", "raw"});
+    CHECK(alive(daemon.pid()));
+}
+
+TEST_CASE("a second framecld on the same sockets refuses to start and leaves the first one serving")
+{
+    RunningDaemon daemon(luma_pipeline);
+    std::filesystem::create_directories(daemon.dir() / "second");
+    const auto second = runToCompletion({requireEnv("FRAMECL_DAEMON"), "--config", daemon.configFile().string()},
+                                        daemon.dir() / "second", 60s);
+    CHECK(second.status.exited);
+    CHECK(second.status.code == 1);
+    CHECK(contains(second.err, "another framecld is already serving"));
+
+    CHECK(std::filesystem::exists(daemon.socket()));
+    CHECK(std::filesystem::exists(daemon.bufferSocket()));
+    Client client = connectTo(daemon, "after");
+    CHECK(clientNames(stats(client)) == std::vector<std::string>{"after"});
+}
+
+TEST_CASE("a client that has not bound its buffer socket gets only errors, and Hellos cannot crowd out real clients")
+{
+    RunningDaemon daemon(luma_pipeline + "[limits]\nmax_clients = 2\n");
+    RawClient outsider(daemon);
+    outsider.hello("outsider");
+    for (auto request : {wire::Message::StatsRequest, wire::Message::OpenSession}) {
+        flatbuffers::FlatBufferBuilder builder;
+        auto bytes = request == wire::Message::StatsRequest
+                         ? framecl::protocol::finishEnvelope(builder, wire::CreateStatsRequest(builder, 3))
+                         : framecl::protocol::finishEnvelope(
+                               builder, wire::CreateOpenSession(builder, 3, builder.CreateString("luma"),
+                                                                wire::CreateFrameLayout(builder, DRM_FORMAT_ABGR8888, 8, 8)));
+        const auto [type, text] = outsider.roundTrip(bytes);
+        REQUIRE(type == wire::Message::ErrorReply);
+        CHECK(contains(text, "bind the buffer socket first"));
+    }
+
+    // More Hellos than clients may be served, none of them bound: the oldest give way.
+    std::vector<std::unique_ptr<RawClient>> flood;
+    for (int i = 0; i < 5; ++i) {
+        flood.push_back(std::make_unique<RawClient>(daemon));
+        bool welcomed = false;
+        const std::string answer = flood.back()->hello("flood", &welcomed);
+        CHECK_MESSAGE(welcomed, answer);
+    }
+    Client first = connectTo(daemon, "first");
+    Client second = connectTo(daemon, "second");
+    CHECK(clientNames(stats(first)) == std::vector<std::string>{"first", "second"}); // bound clients only
+    CHECK(contains(connectError(daemon, "third"), "framecld serves limits.max_clients = 2 clients already"));
+}
+
+TEST_CASE("a buffer larger than max_bytes_per_client is refused by its size, before it is mapped or imported")
+{
+    RunningDaemon daemon(luma_pipeline + "[limits]\nmax_bytes_per_client = 1048576\n");
+    Client client = connectTo(daemon);
+    uint64_t size = 0;
+    const auto layout = packed(DRM_FORMAT_ABGR8888, 64, 64, &size);
+    // 64 GiB, sparse: more than a CPU device can wrap in one buffer, so importing it
+    // first would fail on that instead.
+    framecl::UniqueFd huge = sealedMemfd("huge", off_t(64) << 30);
+    uint32_t id = 0;
+    REQUIRE(framecl_register_buffer(client, huge.get(), &layout, &id) != 0);
+    CHECK(contains(framecl_last_error(client),
+                   "68719476736 more bytes would pass limits.max_bytes_per_client = 1048576"));
+
+    framecl::UniqueFd fits;
+    registerMemfd(client, layout, size, fits);
+    CHECK(stats(client)["clients"][0]["buffers"] == 1);
+}
+
+TEST_CASE("a session whose intermediates would pass max_bytes_per_client is refused before it allocates them")
+{
+    // Two stages: one R8 intermediate of the frame's size between them.
+    RunningDaemon daemon("[gpu]\ntuning = \"off\"\n[[pipeline]]\nname = \"twice\"\n"
+                         "stages = [ { plugin = \"copy\" }, { plugin = \"copy\" } ]\n"
+                         "[limits]\nmax_bytes_per_client = 1048576\n");
+    Client client = connectTo(daemon);
+    uint32_t session = 0;
+    REQUIRE(framecl_open_session(client, "twice", DRM_FORMAT_R8, 2048, 1024, nullptr, 0, &session, nullptr) != 0);
+    CHECK(contains(framecl_last_error(client), "need 2097152 bytes of device memory, over the 1048576 allowed"));
+
+    // 512x1024: half a MiB in the session; then a buffer that would pass what is left.
+    REQUIRE(framecl_open_session(client, "twice", DRM_FORMAT_R8, 512, 1024, nullptr, 0, &session, nullptr) == 0);
+    uint64_t size = 0;
+    const auto layout = packed(DRM_FORMAT_R8, 768, 1024, &size);
+    framecl::UniqueFd buffer = sealedMemfd("over", off_t(size));
+    uint32_t id = 0;
+    REQUIRE(framecl_register_buffer(client, buffer.get(), &layout, &id) != 0);
+    CHECK(contains(framecl_last_error(client), "(0 held in buffers, 524288 in sessions)"));
+    // Closing the session gives its bytes back.
+    REQUIRE(framecl_close_session(client, session) == 0);
+    REQUIRE(framecl_register_buffer(client, buffer.get(), &layout, &id) == 0);
+}
+
+TEST_CASE("idle buffer-socket connections are bounded and closed, and real clients still get in")
+{
+    RunningDaemon daemon(luma_pipeline + "[limits]\nmax_clients = 2\n");
+    std::vector<framecl::UniqueFd> idle;
+    for (int i = 0; i < 3; ++i)
+        idle.push_back(idleBufferConnection(daemon));
+    // The third pushed out the first, which is told why.
+    const auto pushed_out = refusalOn(idle[0].get(), 10s);
+    REQUIRE(pushed_out);
+    CHECK(contains(*pushed_out, "sent no RegisterBuffers"));
+
+    Client client = connectTo(daemon, "real");
+    CHECK(clientNames(stats(client)) == std::vector<std::string>{"real"});
+
+    // The others are closed once they have waited 10 s (checked every 5 s).
+    for (size_t i = 1; i < idle.size(); ++i) {
+        const auto closed = refusalOn(idle[i].get(), 20s);
+        CHECK_MESSAGE(closed, "connection " << i << " was not closed");
+    }
+}
+
+TEST_CASE("framecld raises its open-file limit to what its limits let clients hold")
+{
+    rlimit ours{};
+    REQUIRE(getrlimit(RLIMIT_NOFILE, &ours) == 0);
+    rlimit lowered = ours;
+    lowered.rlim_cur = 1024; // the soft limit systemd and most shells give
+    REQUIRE(setrlimit(RLIMIT_NOFILE, &lowered) == 0);
+    std::optional<RunningDaemon> daemon;
+    daemon.emplace(luma_pipeline); // inherits the lowered limit
+    REQUIRE(setrlimit(RLIMIT_NOFILE, &ours) == 0);
+
+    rlimit theirs{};
+    REQUIRE(prlimit(daemon->pid(), RLIMIT_NOFILE, nullptr, &theirs) == 0);
+    // The defaults: 16 clients x (64 buffers + 2 connections) + 256 of the daemon's own.
+    const rlim_t wanted = 16 * (64 + 2) + 256;
+    CHECK(theirs.rlim_cur == std::min(wanted, ours.rlim_max));
+}
+
+TEST_CASE("out of file descriptors, framecld refuses buffer connections with the reason instead of spinning")
+{
+    RunningDaemon daemon(luma_pipeline);
+    const pid_t pid = daemon.pid();
+    rlimit before{};
+    REQUIRE(prlimit(pid, RLIMIT_NOFILE, nullptr, &before) == 0);
+    rlimit scarce = before;
+    scarce.rlim_cur = openFds(pid) + 2; // room for about two more connections
+    REQUIRE(prlimit(pid, RLIMIT_NOFILE, &scarce, nullptr) == 0);
+
+    std::vector<framecl::UniqueFd> connections;
+    for (int i = 0; i < 6; ++i)
+        connections.push_back(idleBufferConnection(daemon));
+    // Those past the limit are taken and closed, with the reason; the others wait.
+    int refused = 0, waiting = 0;
+    for (const auto& connection : connections) {
+        const auto said = refusalOn(connection.get(), 2s);
+        refused += said && contains(*said, "no file descriptor left");
+        waiting += !said;
+    }
+    CHECK(refused >= 3);
+    CHECK(refused + waiting == 6); // none closed without a word
+
+    // The loop waits rather than spinning on a listener it cannot empty.
+    const auto cpu_before = cpuTime(pid);
+    std::this_thread::sleep_for(1500ms);
+    CHECK(cpuTime(pid) - cpu_before < 500ms);
+
+    connections.clear();
+    REQUIRE(prlimit(pid, RLIMIT_NOFILE, &before, nullptr) == 0);
+    Client client = connectTo(daemon, "after");
+    uint32_t session = 0;
+    CHECK(framecl_open_session(client, "luma", DRM_FORMAT_ABGR8888, 8, 8, nullptr, 0, &session, nullptr) == 0);
+}
+
+TEST_CASE("while OpenSessions tune one after another, the watchdog is still petted between them")
+{
+    // Each session of a new size tunes its stage for up to 2 s (gpu.tuning = auto).
+    RunningDaemon daemon("[[pipeline]]\nname = \"blur\"\nstages = [ { plugin = \"box\", width = 5, height = 5 } ]\n",
+                         "", {{"WATCHDOG_USEC", "1000000"}});
+    constexpr int clients = 4;
+    std::vector<Client> connected;
+    for (int i = 0; i < clients; ++i)
+        connected.push_back(connectTo(daemon, "tuner", 60000));
+
+    using Clock = std::chrono::steady_clock;
+    std::vector<Clock::time_point> opened(clients);
+    std::vector<Clock::time_point> pets;
+    std::atomic<bool> done{false};
+    std::thread watcher([&] {
+        while (!done)
+            if (auto message = daemon.notify().receive(100ms); message && contains(*message, "WATCHDOG=1"))
+                pets.push_back(Clock::now());
+    });
+    std::barrier start(clients);
+    std::vector<std::thread> openers;
+    std::atomic<int> failures{0};
+    for (int i = 0; i < clients; ++i)
+        openers.emplace_back([&, i] {
+            start.arrive_and_wait();
+            uint32_t session = 0;
+            const uint32_t width = 1280 + 16 * uint32_t(i); // a new size: tuned anew
+            if (framecl_open_session(connected[size_t(i)], "blur", DRM_FORMAT_R8, width, 720, nullptr, 0, &session,
+                                     nullptr) != 0)
+                ++failures;
+            opened[size_t(i)] = Clock::now();
+        });
+    for (auto& opener : openers)
+        opener.join();
+    done = true;
+    watcher.join();
+    REQUIRE(failures == 0);
+
+    const auto [first, last] = std::minmax_element(opened.begin(), opened.end());
+    const auto between = std::count_if(pets.begin(), pets.end(), [&](auto at) { return at > *first && at < *last; });
+    INFO("sessions opened over " << std::chrono::duration<double>(*last - *first).count() << " s");
+    CHECK(between >= 1);
+}

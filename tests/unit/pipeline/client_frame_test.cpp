@@ -1,0 +1,140 @@
+// Frames between imported client buffers, as the daemon enqueues them
+// (pipeline::enqueueClientFrame), on PoCL as it is (unified memory: host-ptr, no
+// copies) and on PoCL reported as a device with memory of its own (host-copy): there
+// the frame is right only if the input is copied to the device before the dispatches
+// and the output back to the client's memfd after them.
+#include <cstring>
+#include <random>
+
+#include <doctest/doctest.h>
+
+#include "gpu_test_support.hpp"
+#include "memory/imported_buffer.hpp"
+#include "memory_fds.hpp"
+#include "pipeline/client_frame.hpp"
+#include "pipeline_test_support.hpp"
+#include "temp_dir.hpp"
+
+using namespace framecl;
+using memory::ImportPath;
+
+namespace {
+
+constexpr uint8_t poison = 0xA5;
+
+// PoCL opened with its own capabilities, or told it has no unified memory, as an
+// NVIDIA GPU reports.
+std::unique_ptr<gpu::GpuContext> openPocl(bool unified_memory)
+{
+    const auto candidates = gpu::enumerateDevices();
+    const auto chosen = gpu::chooseDevice(candidates, "auto");
+    REQUIRE(chosen.has_value());
+    gpu::Capabilities caps = gpu::readCapabilities(candidates[*chosen].device);
+    REQUIRE(caps.unified_memory); // PoCL on a CPU: what host-copy is compared with
+    caps.unified_memory = unified_memory;
+    auto gpu = gpu::openGpu(candidates[*chosen], caps, gpu::VendorEntryPoints{}, config::GpuConfig{});
+    REQUIRE_MESSAGE(gpu.has_value(), (gpu ? "" : gpu.error().message));
+    return std::move(*gpu);
+}
+
+// A client's buffer: a sealed memfd it keeps mapped, and the daemon's import of it.
+struct ClientBuffer {
+    UniqueFd fd;
+    std::unique_ptr<test::SharedMapping> client;
+    std::shared_ptr<memory::ImportedBuffer> imported;
+
+    ClientBuffer(const gpu::GpuContext& gpu, const framecl_frame_layout& layout, size_t size, uint8_t fill)
+        : fd(test::sealedMemfd("client-frame", off_t(size)))
+    {
+        client = std::make_unique<test::SharedMapping>(fd.get(), size);
+        std::memset(client->bytes(), fill, size);
+        auto buffer = memory::importBuffer(gpu, test::duplicate(fd), layout, UINT64_MAX);
+        REQUIRE_MESSAGE(buffer.has_value(), (buffer ? "" : buffer.error().message));
+        imported = *buffer;
+    }
+    uint8_t* bytes() const { return static_cast<uint8_t*>(client->bytes()); }
+};
+
+// NV12 at 64x48 with each row padded and the chroma plane placed after a gap: the
+// copies must move the planes where the layout puts them.
+framecl_frame_layout paddedNv12(size_t* size)
+{
+    framecl_frame_layout layout{DRM_FORMAT_NV12, 64, 48, 2, {}};
+    layout.planes[0] = {128, 80};
+    layout.planes[1] = {128 + 80 * 48 + 256, 96};
+    *size = layout.planes[1].offset + 96 * 24 + 512;
+    return layout;
+}
+
+// Runs two frames of `copy` from a random input to a poisoned output and checks that
+// every byte of every plane row arrived; bytes outside the rows are not the
+// pipeline's to write.
+void checkCopyFrame(bool unified_memory, ImportPath expected_path)
+{
+    auto gpu = openPocl(unified_memory);
+    test::TempDir cache_dir;
+    gpu::ProgramCache cache(cache_dir.path());
+    auto set = test::pipelineSet(test::pipelineConfig("[[pipeline]]\nname = \"one-copy\"\nstages = [ { plugin = \"copy\" } ]\n"), *gpu, cache);
+    size_t size = 0;
+    const framecl_frame_layout layout = paddedNv12(&size);
+    auto session = pipeline::Session::open(*gpu, set.catalog.find("one-copy"), {DRM_FORMAT_NV12, 64, 48}, {});
+    REQUIRE_MESSAGE(session.has_value(), (session ? "" : session.error().message));
+
+    ClientBuffer in(*gpu, layout, size, 0), out(*gpu, layout, size, poison);
+    CHECK(in.imported->path() == expected_path);
+    std::mt19937 random(7);
+    for (size_t i = 0; i < size; ++i)
+        in.bytes()[i] = uint8_t(random());
+
+    for (int frame = 0; frame < 2; ++frame) { // the second frame replays what the first recorded
+        if (frame == 1)
+            for (size_t i = 0; i < size; ++i)
+                in.bytes()[i] ^= 0x5A; // new content: the copy must be taken per frame
+        auto enqueued = pipeline::enqueueClientFrame(**session, *in.imported, *out.imported, gpu->queue());
+        REQUIRE_MESSAGE(enqueued.has_value(), (enqueued ? "" : enqueued.error().message));
+        REQUIRE(enqueued->done.wait() == CL_SUCCESS);
+        size_t wrong = 0;
+        for (uint32_t y = 0; y < 48; ++y)
+            wrong += std::memcmp(in.bytes() + layout.planes[0].offset + y * 80,
+                                 out.bytes() + layout.planes[0].offset + y * 80, 64) != 0;
+        for (uint32_t y = 0; y < 24; ++y)
+            wrong += std::memcmp(in.bytes() + layout.planes[1].offset + y * 96,
+                                 out.bytes() + layout.planes[1].offset + y * 96, 64) != 0;
+        INFO("frame " << frame);
+        CHECK(wrong == 0);
+    }
+}
+
+} // namespace
+
+TEST_CASE("on a device with unified memory a frame works in the client's memory, with no copy")
+{
+    checkCopyFrame(true, ImportPath::HostPtr);
+}
+
+TEST_CASE("on a device without unified memory a frame's input is copied in and its output out")
+{
+    checkCopyFrame(false, ImportPath::HostCopy);
+}
+
+TEST_CASE("host-copy moves the layout's span and nothing on host-ptr")
+{
+    size_t size = 0;
+    const framecl_frame_layout layout = paddedNv12(&size);
+    for (const bool unified : {true, false}) {
+        auto gpu = openPocl(unified);
+        ClientBuffer buffer(*gpu, layout, size, 1);
+        auto up = buffer.imported->enqueueUpload(gpu->queue());
+        auto down = buffer.imported->enqueueDownload(gpu->queue());
+        REQUIRE(up.has_value());
+        REQUIRE(down.has_value());
+        CHECK(up->has_value() == !unified);
+        CHECK(down->has_value() == !unified);
+        REQUIRE(clFinish(gpu->queue()()) == CL_SUCCESS);
+        size_t device_bytes = 0;
+        REQUIRE(clGetMemObjectInfo(buffer.imported->mem(), CL_MEM_SIZE, sizeof device_bytes, &device_bytes,
+                                   nullptr) == CL_SUCCESS);
+        // host-ptr covers the whole memfd; host-copy's device buffer the layout only.
+        CHECK(device_bytes == (unified ? size : framecl_layout_end(&layout)));
+    }
+}
