@@ -280,7 +280,6 @@ void Server::completeFrame(uint64_t serial, cl_int status)
                 session.metrics.add(end_ns, end_ns - pending.queued_ns);
         }
         sendDone(client->identity, pending.session_id, pending.sequence, done);
-        admitHeld(*client);
     } // else it went away; its buffers go now, with `frame`
     schedule();
 }
