@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "child_process.hpp"
+#include "daemon_fixture.hpp"
 #include "notify_socket.hpp"
 #include "temp_dir.hpp"
 #include "test_env.hpp"
@@ -31,9 +32,6 @@ std::string testConfig(const TempDir& dir, const std::string& pipelines)
            "[gpu]\n"
            "device = \"auto\"\n" + pipelines;
 }
-
-const std::string luma_pipeline = "[[pipeline]]\nname = \"luma\"\n"
-                                  "stages = [ { plugin = \"color\", op = \"abgr_to_y\" } ]\n";
 
 } // namespace
 

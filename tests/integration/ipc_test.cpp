@@ -27,9 +27,6 @@ namespace wire = framecl::wire;
 
 namespace {
 
-const std::string luma_pipeline = "[[pipeline]]\nname = \"luma\"\n"
-                                  "stages = [ { plugin = \"color\", op = \"abgr_to_y\" } ]\n";
-
 std::string registerError(framecl_client* client, int fd, const framecl_frame_layout& layout)
 {
     uint32_t id = 0;

@@ -27,9 +27,6 @@ namespace wire = framecl::wire;
 
 namespace {
 
-const std::string luma_pipeline = "[[pipeline]]\nname = \"luma\"\n"
-                                  "stages = [ { plugin = \"color\", op = \"abgr_to_y\" } ]\n";
-
 // The error framecl_connect gives for `name`; empty if it connected.
 std::string connectError(const RunningDaemon& daemon, const std::string& name)
 {

@@ -15,6 +15,11 @@
 
 namespace framecl::test {
 
+// A pipeline of one stage, ABGR8888 to its luma (R8), for tests that need any pipeline
+// beside the built-in copy.
+inline const std::string luma_pipeline = "[[pipeline]]\nname = \"luma\"\n"
+                                         "stages = [ { plugin = \"color\", op = \"abgr_to_y\" } ]\n";
+
 class RunningDaemon {
 public:
     // Writes the config — [daemon] with the paths inside the temp dir and

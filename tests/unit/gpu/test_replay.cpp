@@ -402,10 +402,11 @@ TEST_CASE("khr releases the least recently used command buffer beyond eight")
 
 TEST_CASE("khr never replays a command buffer recorded for a buffer that was released")
 {
-    // A client releases its output buffer and registers another: PoCL may hand the new
-    // buffer the released one's cl_mem handle (its memory is reused at once). Replaying
-    // the command buffer recorded for the old handle would write freed memory, and the
-    // new buffer would stay zero.
+    // A client releases its output buffer and registers another, which a driver may
+    // give the released one's cl_mem handle. Replaying the command buffer recorded for
+    // the old handle would write freed memory, and the new buffer would stay zero.
+    // (PoCL keeps a recorded buffer alive itself, so here this passes without the
+    // replay's own reference: the next case checks that reference.)
     auto gpu = test::openTestGpu(test::pocl_device);
     ThreeStages stages(*gpu, 1, 1);
     auto replay = replayFor(RecordingMode::Khr, *gpu, stages);
@@ -417,6 +418,48 @@ TEST_CASE("khr never replays a command buffer recorded for a buffer that was rel
         INFO("round " << round);
         CHECK(stages.run(*replay, frame, output) == cpuReference(stages.inputValues(0)));
     } // each output released here, before the next is created
+}
+
+TEST_CASE("khr holds a reference of its own on each buffer its cached command buffers name")
+{
+    // cl_khr_command_buffer leaves the buffers set as kernel arguments unretained, as
+    // clSetKernelArg does; a driver may hold them (PoCL does) or not. Measure what this
+    // driver holds for a command buffer naming `output`, then check that a cached
+    // replay entry holds exactly one reference more, and gives it back with the replay.
+    auto gpu = test::openTestGpu(test::pocl_device);
+    ThreeStages stages(*gpu, 1, 1);
+    const size_t bytes = kElements * sizeof(cl_uint);
+    cl::Buffer output(gpu->context(), CL_MEM_WRITE_ONLY, bytes);
+    const auto references = [&] { return output.getInfo<CL_MEM_REFERENCE_COUNT>(); };
+    const cl_uint alone = references();
+
+    const VendorEntryPoints& vendor = gpu->vendor();
+    const std::vector<ReplayDispatch> dispatches = stages.dispatches();
+    const cl_kernel kernel = dispatches[2].kernel();
+    const cl_mem handle = output();
+    REQUIRE(clSetKernelArg(kernel, 1, sizeof(handle), &handle) == CL_SUCCESS);
+    const cl_command_queue queue = gpu->queue()();
+    cl_int err = CL_SUCCESS;
+    cl_command_buffer_khr direct = vendor.clCreateCommandBufferKHR(1, &queue, nullptr, &err);
+    REQUIRE(err == CL_SUCCESS);
+    const size_t global = kElements;
+    REQUIRE(vendor.clCommandNDRangeKernelKHR(direct, nullptr, nullptr, kernel, 1, nullptr, &global, nullptr, 0,
+                                             nullptr, nullptr, nullptr) == CL_SUCCESS);
+    REQUIRE(vendor.clFinalizeCommandBufferKHR(direct) == CL_SUCCESS);
+    const cl_uint driver_holds = references() - alone;
+    REQUIRE(vendor.clReleaseCommandBufferKHR(direct) == CL_SUCCESS);
+    REQUIRE(references() == alone);
+
+    {
+        auto replay = replayFor(RecordingMode::Khr, *gpu, stages);
+        const auto frame = std::vector<ArgUpdate>{bufferArgument(0, 0, stages.inputBuffer(0)),
+                                                  bufferArgument(2, 1, output)};
+        CHECK(stages.run(*replay, frame, output) == cpuReference(stages.inputValues(0)));
+        REQUIRE(gpu->queue().finish() == CL_SUCCESS);
+        INFO("the driver holds " << driver_holds << " for a command buffer naming it");
+        CHECK(references() == alone + driver_holds + 1);
+    }
+    CHECK(references() == alone);
 }
 
 TEST_CASE("qcom makes one recording per Replay, on a recordable queue of its own")

@@ -1,0 +1,188 @@
+// framecld's Server in this process, on PoCL, with its vendor table wrapped so that
+// a command-buffer enqueue fails when the test says: frames that fail as they start,
+// which no real PoCL does on demand. The client is libframecl over the real sockets.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <cstring>
+#include <pthread.h>
+#include <thread>
+
+#include "config/default_paths.hpp"
+#include "config/loader.hpp"
+#include "daemon_client.hpp"
+#include "gpu/device_selection.hpp"
+#include "gpu/program_cache.hpp"
+#include "gpu_test_support.hpp"
+#include "ipc/server.hpp"
+#include "pipeline/catalog.hpp"
+#include "service/service_loop.hpp"
+#include "temp_dir.hpp"
+
+using namespace framecl;
+using namespace framecl::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+// clEnqueueCommandBufferKHR with faults on demand: while `failing` is set, an enqueue
+// fails with CL_OUT_OF_RESOURCES; with a `gate`, the next enqueue waits for that user
+// event as well as for what the caller names, and stays on the GPU until the test
+// completes it.
+struct FaultyEnqueue {
+    static inline clEnqueueCommandBufferKHR_fn real = nullptr;
+    static inline std::atomic<bool> failing = false;
+    static inline std::atomic<cl_event> gate = nullptr;
+
+    static cl_int CL_API_CALL enqueue(cl_uint num_queues, cl_command_queue* queues, cl_command_buffer_khr buffer,
+                                      cl_uint num_events, const cl_event* wait_list, cl_event* event)
+    {
+        if (failing)
+            return CL_OUT_OF_RESOURCES;
+        if (const cl_event held = gate.exchange(nullptr)) {
+            std::vector<cl_event> waits(wait_list, wait_list + num_events);
+            waits.push_back(held);
+            return real(num_queues, queues, buffer, cl_uint(waits.size()), waits.data(), event);
+        }
+        return real(num_queues, queues, buffer, num_events, wait_list, event);
+    }
+};
+
+std::unique_ptr<gpu::GpuContext> openPoclWithFaults(const config::GpuConfig& config)
+{
+    const auto candidates = gpu::enumerateDevices();
+    const auto chosen = gpu::chooseDevice(candidates, pocl_device);
+    REQUIRE(chosen.has_value());
+    const gpu::DeviceCandidate& candidate = candidates[*chosen];
+    gpu::VendorEntryPoints table = gpu::resolveVendorEntryPoints(candidate.platform);
+    REQUIRE(bool(table.clEnqueueCommandBufferKHR));
+    FaultyEnqueue::real = table.clEnqueueCommandBufferKHR;
+    table.clEnqueueCommandBufferKHR = FaultyEnqueue::enqueue;
+    auto gpu = gpu::openGpu(candidate, gpu::readCapabilities(candidate.device), table, config);
+    REQUIRE_MESSAGE(gpu.has_value(), (gpu ? "" : gpu.error().message));
+    return std::move(*gpu);
+}
+
+// Completes a user event when it goes, if nothing did before.
+struct OpenedAtExit {
+    cl::UserEvent& gate;
+    ~OpenedAtExit() { gate.setStatus(CL_COMPLETE); }
+};
+
+// A Server on the config `toml` (after [daemon] with the paths in a temp dir), its
+// loop running on a thread of its own until the fixture goes.
+class InProcessDaemon {
+public:
+    explicit InProcessDaemon(const std::string& toml) : loop_(notifier_) // before PoCL starts its threads
+    {
+        const auto file = dir_.write("framecld.toml", "[daemon]\n"
+                                                      "socket = \"" + socket().string() + "\"\n"
+                                                      "buffer_socket = \"" + (dir_ / "buffers.sock").string() + "\"\n"
+                                                      "cache_dir = \"" + (dir_ / "cache").string() + "\"\n"
+                                                      "pipeline_dirs = []\n" + toml);
+        auto config = config::loadConfigFile(file, config::defaultPaths());
+        REQUIRE_MESSAGE(config.has_value(), (config ? "" : config.error().joined()));
+        config_ = std::move(*config);
+        REQUIRE(config_.gpu.recording == config::RecordingMode::Auto); // khr on PoCL: frames go through clEnqueueCommandBufferKHR
+        gpu_ = openPoclWithFaults(config_.gpu);
+        programs_ = std::make_unique<gpu::ProgramCache>(config_.daemon.cache_dir);
+        auto set = pipeline::loadPipelineSet(config_, gpu_.get(), programs_.get());
+        REQUIRE(set.problems.empty());
+        auto server = ipc::Server::start(config_, *gpu_, std::move(set.catalog), loop_);
+        REQUIRE_MESSAGE(server.has_value(), (server ? "" : server.error().message));
+        server_ = std::move(*server);
+        serving_ = std::thread([this] { loop_.run([] { return std::string("reloaded"); }); });
+    }
+
+    ~InProcessDaemon()
+    {
+        pthread_kill(serving_.native_handle(), SIGTERM); // the loop reads it from its signalfd
+        serving_.join();
+    }
+
+    std::filesystem::path socket() const { return dir_ / "framecl.sock"; }
+    const gpu::GpuContext& gpu() const { return *gpu_; }
+
+private:
+    TempDir dir_;
+    service::SystemdNotifier notifier_;
+    service::ServiceLoop loop_;
+    config::Config config_;
+    std::unique_ptr<gpu::GpuContext> gpu_;
+    std::unique_ptr<gpu::ProgramCache> programs_;
+    std::unique_ptr<ipc::Server> server_;
+    std::thread serving_;
+};
+
+} // namespace
+
+TEST_CASE("a frame that fails as it starts ends failed, and the Submits held behind it still follow in order")
+{
+    InProcessDaemon daemon("[limits]\nmax_inflight_per_client = 2\n");
+    const std::string socket = daemon.socket().string();
+    framecl_connect_options options{socket.c_str(), "faults", 5000};
+    Client client;
+    REQUIRE_MESSAGE(framecl_connect(&options, &client.handle) == 0, framecl_last_error(nullptr));
+
+    constexpr uint32_t width = 64, height = 48;
+    uint32_t session = 0;
+    framecl_frame_layout out_layout{};
+    REQUIRE_MESSAGE(framecl_open_session(client, "copy", DRM_FORMAT_ABGR8888, width, height, nullptr, 0, &session,
+                                         &out_layout) == 0,
+                    framecl_last_error(client));
+    uint64_t bytes = 0;
+    const auto in_layout = packed(DRM_FORMAT_ABGR8888, width, height, &bytes);
+    UniqueFd input_fd, output_fd;
+    const uint32_t input = registerMemfd(client, in_layout, bytes, input_fd);
+    const uint32_t output = registerMemfd(client, out_layout, bytes, output_fd);
+    SharedMapping in(input_fd.get(), bytes), out(output_fd.get(), bytes);
+    for (uint64_t i = 0; i < bytes; ++i)
+        in.bytes()[i] = uint8_t(i * 7 + 3);
+
+    // Frame 0 stays on the GPU behind the gate and frame 1 waits for it (two in flight
+    // allowed), so frames 2 and 3 are held (backpressure block).
+    cl_int err = CL_SUCCESS;
+    cl::UserEvent gate(daemon.gpu().context(), &err);
+    REQUIRE(err == CL_SUCCESS);
+    // Opened on the way out too, should a check fail first: the daemon waits for what
+    // is on the GPU before it goes.
+    const OpenedAtExit opened_at_exit{gate};
+    FaultyEnqueue::gate = gate();
+    for (uint64_t sequence = 0; sequence < 4; ++sequence)
+        REQUIRE(framecl_submit(client, session, input, output, sequence) == 0);
+    const auto waiting = [&] { return stats(client)["clients"][0]["frames_waiting"].get<int>(); };
+    for (int tries = 0; waiting() < 3 && tries < 500; ++tries)
+        std::this_thread::sleep_for(10ms);
+    REQUIRE(waiting() == 3);
+
+    // Frame 0 ends well; the others fail as they start, and each end lets a held one in.
+    FaultyEnqueue::failing = true;
+    REQUIRE(gate.setStatus(CL_COMPLETE) == CL_SUCCESS);
+    for (uint64_t sequence = 0; sequence < 4; ++sequence) {
+        const framecl_done done = nextDone(client, 5000);
+        CHECK(done.sequence == sequence);
+        if (sequence == 0) {
+            CHECK(done.status == FRAMECL_FRAME_OK);
+            continue;
+        }
+        CHECK(done.status == FRAMECL_FRAME_FAILED);
+        CHECK(contains(done.error, "clEnqueueCommandBufferKHR"));
+        CHECK(contains(done.error, "CL_OUT_OF_RESOURCES"));
+    }
+
+    // The fault gone, the same session runs frames again: copy gives back the input.
+    FaultyEnqueue::failing = false;
+    std::memset(out.bytes(), 0, bytes);
+    REQUIRE(framecl_submit(client, session, input, output, 4) == 0);
+    const framecl_done done = nextDone(client, 5000);
+    CHECK(done.sequence == 4);
+    CHECK(done.status == FRAMECL_FRAME_OK);
+    CHECK(std::memcmp(in.bytes(), out.bytes(), bytes) == 0);
+
+    const auto after = stats(client);
+    const auto& counters = after["clients"][0]["sessions"][0];
+    CHECK(counters["frames_done"] == 2);
+    CHECK(counters["frames_failed"] == 3);
+    CHECK(counters["frames_in_flight"] == 0);
+    CHECK(after["clients"][0]["frames_waiting"] == 0);
+}
