@@ -22,6 +22,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// A DMA-BUF heap where there is one, as a camera's frames would be; else sealed memfds.
+constexpr framecl_allocate_options buffers{FRAMECL_BUFFERS_AUTO, nullptr};
+
 struct InputFrame {
     framecl_frame_layout layout; // tightly packed
     std::vector<uint8_t> bytes;
@@ -112,10 +115,15 @@ public:
         if (!session)
             return fail(fmt::format("{}: {}", input.string(), session.error().message));
 
-        auto in = SharedFrameBuffer::create(client_, frame->layout, "framecl-input");
+        auto in = SharedFrameBuffer::create(client_, frame->layout, "framecl-input", buffers);
         if (!in)
             return fail(fmt::format("{}: {}", input.string(), in.error().message));
-        std::copy(frame->bytes.begin(), frame->bytes.end(), in->bytes().begin());
+        {
+            auto access = in->cpuAccess(FRAMECL_CPU_WRITE);
+            if (!access)
+                return fail(fmt::format("{}: {}", input.string(), access.error().message));
+            std::copy(frame->bytes.begin(), frame->bytes.end(), in->bytes().begin());
+        }
 
         const uint64_t sequence = next_sequence_++;
         if (framecl_submit(client_, (*session)->id, in->id(), (*session)->output.id(), sequence) != 0)
@@ -141,7 +149,7 @@ private:
         if (framecl_open_session(client_, request_.pipeline.c_str(), layout.fourcc, layout.width, layout.height,
                                  nullptr, 0, &id, &output) != 0)
             return fail(framecl_last_error(client_));
-        auto buffer = SharedFrameBuffer::create(client_, output, "framecl-output");
+        auto buffer = SharedFrameBuffer::create(client_, output, "framecl-output", buffers);
         if (!buffer) {
             framecl_close_session(client_, id);
             return tl::unexpected(buffer.error());
@@ -174,6 +182,9 @@ private:
         // A single output file is written as its extension says; a .png refuses what a
         // PNG cannot hold.
         const bool png = to_directory ? pngHoldsFormat(layout.fourcc) : file.extension() == ".png";
+        auto access = output.cpuAccess(FRAMECL_CPU_READ);
+        if (!access)
+            return tl::unexpected(access.error());
         auto written = png ? writePngFrame(file, layout, output.bytes()) : writeRawFrame(file, layout, output.bytes());
         if (!written)
             return tl::unexpected(written.error());

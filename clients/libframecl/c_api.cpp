@@ -1,6 +1,7 @@
 // The C API of include/framecl/client.h: argument checks, and the boundary no C++
 // exception crosses (docs/architecture.md, "Errors, logs and ownership").
 
+#include "buffer_allocation.hpp"
 #include "framecl_client.hpp"
 
 #include <cerrno>
@@ -21,11 +22,12 @@ namespace {
 // The connection timeout and request timeout when the options give none.
 constexpr int default_timeout_ms = 5000;
 
-thread_local std::string connect_error;
+// The error of the calls that take no client (framecl_last_error(NULL)).
+thread_local std::string clientless_error;
 
-int connectFailure(int error, std::string message)
+int clientlessFailure(int error, std::string message)
 {
-    connect_error = std::move(message);
+    clientless_error = std::move(message);
     return -error;
 }
 
@@ -42,7 +44,7 @@ template <typename Call> int guarded(framecl_client* client, Call&& call)
     } catch (const std::exception& error) {
         failure = {EIO, error.what()};
     }
-    if (!client) return connectFailure(failure.error, failure.message);
+    if (!client) return clientlessFailure(failure.error, failure.message);
     return client->fail(failure);
 }
 
@@ -90,7 +92,7 @@ constexpr uint32_t max_trace_seconds = 60;
 
 FRAMECL_EXPORT int framecl_connect(const framecl_connect_options* options, framecl_client** client)
 {
-    if (!client) return connectFailure(EINVAL, "framecl_connect: client is NULL");
+    if (!client) return clientlessFailure(EINVAL, "framecl_connect: client is NULL");
     *client = nullptr;
     return guarded(nullptr, [&] {
         const char* environment = std::getenv("FRAMECL_SOCKET");
@@ -100,7 +102,7 @@ FRAMECL_EXPORT int framecl_connect(const framecl_connect_options* options, frame
         else if (environment && *environment)
             path = environment;
         if (path.find("://") != std::string::npos)
-            return connectFailure(
+            return clientlessFailure(
                 EINVAL, fmt::format("{} is an endpoint, not a socket path: framecl connects to "
                                     "ipc:// paths only (give the path alone)",
                                     path));
@@ -109,7 +111,7 @@ FRAMECL_EXPORT int framecl_connect(const framecl_connect_options* options, frame
             options && options->timeout_ms > 0 ? options->timeout_ms : default_timeout_ms;
 
         auto connected = framecl_client::connect(path, name, std::chrono::milliseconds(timeout_ms));
-        if (!connected) return connectFailure(connected.error().error, connected.error().message);
+        if (!connected) return clientlessFailure(connected.error().error, connected.error().message);
         *client = connected->release();
         return 0;
     });
@@ -122,7 +124,46 @@ FRAMECL_EXPORT void framecl_disconnect(framecl_client* client)
 
 FRAMECL_EXPORT const char* framecl_last_error(const framecl_client* client)
 {
-    return client ? client->lastError().c_str() : connect_error.c_str();
+    return client ? client->lastError().c_str() : clientless_error.c_str();
+}
+
+FRAMECL_EXPORT int framecl_allocate_buffer(const framecl_allocate_options* options, uint64_t size,
+                                           framecl_buffer_source* used)
+{
+    return guarded(nullptr, [&] {
+        const framecl_allocate_options chosen = options ? *options : framecl_allocate_options{FRAMECL_BUFFERS_AUTO, nullptr};
+        auto buffer = allocateBuffer(chosen.source, chosen.device, size);
+        if (!buffer) return clientlessFailure(buffer.error().error, buffer.error().message);
+        if (used) *used = buffer->source;
+        return buffer->fd.release();
+    });
+}
+
+FRAMECL_EXPORT const char* framecl_buffer_source_name(framecl_buffer_source source)
+{
+    switch (source) {
+    case FRAMECL_BUFFERS_AUTO:
+        return "auto";
+    case FRAMECL_BUFFERS_DMA_HEAP:
+        return "dma-heap";
+    case FRAMECL_BUFFERS_DRM:
+        return "drm";
+    case FRAMECL_BUFFERS_MEMFD:
+        return "memfd";
+    }
+    return nullptr;
+}
+
+FRAMECL_EXPORT int framecl_begin_cpu_access(int fd, unsigned flags)
+{
+    const auto synced = syncCpuAccess(fd, flags, true);
+    return synced ? 0 : clientlessFailure(synced.error().error, synced.error().message);
+}
+
+FRAMECL_EXPORT int framecl_end_cpu_access(int fd, unsigned flags)
+{
+    const auto synced = syncCpuAccess(fd, flags, false);
+    return synced ? 0 : clientlessFailure(synced.error().error, synced.error().message);
 }
 
 FRAMECL_EXPORT int framecl_fd(const framecl_client* client)

@@ -17,11 +17,17 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// An output buffer and the frame it holds, until that frame's Done.
 struct Slot {
-    cli::SharedFrameBuffer input;
     cli::SharedFrameBuffer output;
-    std::optional<uint64_t> in_flight; // the sequence of the frame it holds, until its Done
+    std::optional<uint64_t> in_flight;
     Clock::time_point submitted;
+};
+
+// An input buffer, drawn once when the stream is set up: frame i is input i mod count.
+struct Input {
+    cli::SharedFrameBuffer buffer;
+    std::optional<uint64_t> in_flight;
 };
 
 enum class Wait { Done, TimedOut, Broken };
@@ -47,15 +53,25 @@ public:
             return fail(fmt::format("opening pipeline '{}' for {} {}x{}: {}", settings_.pipeline,
                                     framecl_format_name(in.fourcc), in.width, in.height, framecl_last_error(client_)));
         session_ = session;
-        for (uint32_t i = 0; i < settings_.pool; ++i) {
-            auto input = cli::SharedFrameBuffer::create(client_, in, fmt::format("mock-camera-in-{}", i));
+        // One input more than outputs, so that an output slot gets a different picture
+        // each time round and a stale output cannot pass --verify.
+        for (uint32_t i = 0; i <= settings_.pool; ++i) {
+            auto input = cli::SharedFrameBuffer::create(client_, in, fmt::format("mock-camera-in-{}", i),
+                                                        settings_.buffers);
             if (!input)
                 return tl::unexpected(input.error());
-            auto out = cli::SharedFrameBuffer::create(client_, output, fmt::format("mock-camera-out-{}", i));
+            if (auto drawn = draw(*input, i); !drawn)
+                return tl::unexpected(drawn.error());
+            inputs_.push_back(Input{std::move(*input), std::nullopt});
+        }
+        for (uint32_t i = 0; i < settings_.pool; ++i) {
+            auto out = cli::SharedFrameBuffer::create(client_, output, fmt::format("mock-camera-out-{}", i),
+                                                      settings_.buffers);
             if (!out)
                 return tl::unexpected(out.error());
-            slots_.push_back(Slot{std::move(*input), std::move(*out), std::nullopt, {}});
+            slots_.push_back(Slot{std::move(*out), std::nullopt, {}});
         }
+        report_.buffers = inputs_.front().buffer.source();
         return {};
     }
 
@@ -67,7 +83,8 @@ public:
         first_submit_ = last_done_ = start;
         for (uint64_t i = 0; i < settings_.frames; ++i) {
             Slot& slot = slots_[i % slots_.size()];
-            while (slot.in_flight) {
+            Input& input = inputs_[i % inputs_.size()];
+            while (slot.in_flight || input.in_flight) {
                 const Wait wait = receiveDone(Clock::now() + std::chrono::milliseconds(settings_.timeout_ms));
                 if (wait == Wait::TimedOut)
                     return finish(fmt::format("stopping at frame {}: no Done freed a buffer within {} ms (--timeout)",
@@ -75,10 +92,9 @@ public:
                 if (wait == Wait::Broken)
                     return finish(fmt::format("stopping at frame {}: the connection to framecld broke", i));
             }
-            generateFrame(settings_.input, i, settings_.seed, slot.input.bytes());
             if (!waitUntil(start + std::chrono::duration_cast<Clock::duration>(period * double(i))))
                 return finish(fmt::format("stopping at frame {}: the connection to framecld broke", i));
-            submit(slot, i);
+            submit(slot, input, i);
         }
         const auto deadline = Clock::now() + std::chrono::milliseconds(settings_.timeout_ms);
         while (std::any_of(slots_.begin(), slots_.end(), [](const Slot& s) { return s.in_flight.has_value(); }))
@@ -89,18 +105,41 @@ public:
     }
 
 private:
-    void submit(Slot& slot, uint64_t sequence)
+    // Frame `index` of the stream, drawn into `input` between the CPU-access calls.
+    Result<void> draw(const cli::SharedFrameBuffer& input, uint64_t index) const
+    {
+        auto access = input.cpuAccess(FRAMECL_CPU_WRITE);
+        if (!access)
+            return tl::unexpected(access.error());
+        generateFrame(settings_.input, index, settings_.seed, input.bytes());
+        return {};
+    }
+
+    void submit(Slot& slot, Input& input, uint64_t sequence)
     {
         const auto now = Clock::now();
         if (report_.frames++ == 0)
             first_submit_ = now;
-        if (framecl_submit(client_, *session_, slot.input.id(), slot.output.id(), sequence) != 0) {
+        if (framecl_submit(client_, *session_, input.buffer.id(), slot.output.id(), sequence) != 0) {
             ++report_.failed;
             sayOnce(fmt::format("submit: {}", framecl_last_error(client_)));
             return;
         }
         slot.in_flight = sequence;
+        input.in_flight = sequence;
         slot.submitted = now;
+    }
+
+    // With --verify: the output equals its input, both read between CPU-access calls.
+    bool outputMatches(const Slot& slot, const Input& input)
+    {
+        auto output_access = slot.output.cpuAccess(FRAMECL_CPU_READ);
+        auto input_access = input.buffer.cpuAccess(FRAMECL_CPU_READ);
+        if (!output_access || !input_access) {
+            sayOnce(!output_access ? output_access.error().message : input_access.error().message);
+            return false;
+        }
+        return std::ranges::equal(input.buffer.bytes(), slot.output.bytes());
     }
 
     // Takes in the Dones that arrive until `due`, so that their latency is measured when
@@ -144,6 +183,8 @@ private:
         // Every Done frees its slot: a frame that failed, was refused (busy) or dropped
         // before it started no longer holds its buffers in the daemon.
         slot.in_flight.reset();
+        Input& input = inputs_[done.sequence % inputs_.size()];
+        input.in_flight.reset();
         last_done_ = now;
 
         switch (done.status) {
@@ -156,7 +197,7 @@ private:
             highest_ok_ = std::max(highest_ok_.value_or(0), done.sequence);
             report_.latency_ms.push_back(std::chrono::duration<double, std::milli>(now - slot.submitted).count());
             addStageTimes(done);
-            if (settings_.verify && !std::ranges::equal(slot.input.bytes(), slot.output.bytes()))
+            if (settings_.verify && !outputMatches(slot, input))
                 ++report_.mismatches;
             if (settings_.dump_dir)
                 dump(slot.output, done.sequence);
@@ -191,6 +232,11 @@ private:
 
     void dump(const cli::SharedFrameBuffer& output, uint64_t sequence)
     {
+        auto access = output.cpuAccess(FRAMECL_CPU_READ);
+        if (!access) {
+            sayOnce(access.error().message);
+            return;
+        }
         const framecl_frame_layout& layout = output.layout();
         const char* extension = cli::frameFileExtension(layout.fourcc);
         const auto file = *settings_.dump_dir / fmt::format("frame-{:06}{}", sequence, extension);
@@ -222,6 +268,7 @@ private:
     framecl_client* client_;
     const StreamSettings& settings_;
     std::optional<uint32_t> session_;
+    std::vector<Input> inputs_;
     std::vector<Slot> slots_;
     StreamReport report_;
     std::optional<uint64_t> highest_ok_; // the highest sequence that came back ok

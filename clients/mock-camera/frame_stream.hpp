@@ -1,7 +1,9 @@
 #pragma once
-// The mock camera's stream: a pool of input and output buffers registered once, frames
-// submitted at a steady rate, each slot reused only after its frame's Done came back,
-// whatever its status (a busy or dropped frame frees its slot too).
+// The mock camera's stream: a pool of output buffers and one input buffer more,
+// registered once, the inputs drawn once when the stream starts (frame i is input i mod
+// count), so that the camera's own CPU work does not limit --fps 0; frames submitted at
+// a steady rate, each buffer reused only after its frame's Done came back, whatever its
+// status (a busy or dropped frame frees its buffers too).
 
 #include <cstdint>
 #include <filesystem>
@@ -20,7 +22,8 @@ struct StreamSettings {
     framecl_frame_layout input;  // tightly packed
     double fps;                  // 0: as fast as the pool allows
     uint64_t frames;
-    uint32_t pool;               // slots, each an input and an output buffer
+    uint32_t pool;               // output buffers: at most this many frames in flight
+    framecl_allocate_options buffers; // where the buffers come from
     uint32_t seed;
     int timeout_ms;              // the longest wait for one Done
     framecl_session_options session_options; // backpressure and deadline of the session
@@ -45,6 +48,7 @@ struct StreamReport {
     std::vector<double> latency_ms; // submit to Done received, for frames that came back ok
     std::vector<StageTimes> stages; // in the order the pipeline runs them
     double seconds = 0;        // from the first submit to the last Done
+    framecl_buffer_source buffers = FRAMECL_BUFFERS_AUTO; // where the buffers came from
 };
 
 // Opens the session, streams, waits for the outstanding Dones and closes the session.

@@ -32,6 +32,18 @@ framecl_session_options sessionOptions(std::string backpressure, double deadline
     return options;
 }
 
+framecl_allocate_options bufferSource(std::string name)
+{
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    if (name == "dma-heap")
+        return {FRAMECL_BUFFERS_DMA_HEAP, nullptr};
+    if (name == "vgem")
+        return {FRAMECL_BUFFERS_DRM, nullptr}; // libframecl's default DRM node is vgem's
+    if (name == "memfd")
+        return {FRAMECL_BUFFERS_MEMFD, nullptr};
+    return {FRAMECL_BUFFERS_AUTO, nullptr};
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -53,7 +65,7 @@ int main(int argc, char** argv)
         ->required()
         ->check(CLI::NonNegativeNumber);
     app.add_option("--frames", settings.frames, "Frames to send")->required()->check(CLI::PositiveNumber);
-    app.add_option("--pool", settings.pool, "Input and output buffers: at most this many frames in flight")
+    app.add_option("--pool", settings.pool, "Output buffers (and one input more): at most this many frames in flight")
         ->capture_default_str()
         ->check(CLI::PositiveNumber);
     app.add_option("--socket", daemon.socket,
@@ -80,6 +92,13 @@ int main(int argc, char** argv)
                    "A frame not started this many milliseconds after framecld got it is dropped; 0: no deadline")
         ->capture_default_str()
         ->check(CLI::Range(0.0, max_deadline_ms));
+    std::string buffers = "auto";
+    app.add_option("--buffers", buffers,
+                   "Where the frame buffers come from: auto (the DMA-BUF heap /dev/dma_heap/system where there is "
+                   "one, else memfd), dma-heap, vgem (dumb buffers of the vgem DRM driver) or memfd; the report says "
+                   "which was used")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"auto", "dma-heap", "vgem", "memfd"}, CLI::ignore_case));
     app.add_flag("--verify", settings.verify, "With the copy pipeline: check each output equals its input");
     app.add_flag("--json", json, "Print the summary as one JSON object");
     CLI11_PARSE(app, argc, argv);
@@ -96,6 +115,7 @@ int main(int argc, char** argv)
     }
     settings.input = frame->layout;
     settings.session_options = sessionOptions(backpressure, deadline_ms);
+    settings.buffers = bufferSource(buffers);
     daemon.timeout_ms = settings.timeout_ms;
     if (!dump_dir.empty()) {
         std::error_code ec;

@@ -40,6 +40,12 @@ double achievedFps(const StreamReport& report)
     return report.seconds > 0 ? double(report.ok) / report.seconds : 0.0;
 }
 
+// As --buffers names it: the mock camera asks DRM for vgem's node only.
+const char* bufferSourceName(framecl_buffer_source source)
+{
+    return source == FRAMECL_BUFFERS_DRM ? "vgem" : framecl_buffer_source_name(source);
+}
+
 const char* backpressureName(framecl_backpressure backpressure)
 {
     switch (backpressure) {
@@ -86,6 +92,7 @@ nlohmann::json reportJson(const StreamReport& report, const StreamSettings& sett
         json["stages"].push_back({{"name", stage.name}, {"gpu_ms_median", medianGpuMs(stage)}});
     json["backpressure"] = backpressureName(settings.session_options.backpressure);
     json["deadline_ms"] = deadlineMs(settings);
+    json["buffers"] = bufferSourceName(report.buffers);
     if (settings.verify)
         json["mismatches"] = report.mismatches;
     return json;
@@ -94,10 +101,10 @@ nlohmann::json reportJson(const StreamReport& report, const StreamSettings& sett
 void printReportText(const StreamReport& report, const StreamSettings& settings)
 {
     const framecl_frame_layout& in = settings.input;
-    fmt::print("{} frames of {} {}x{} through '{}', {}, pool of {}\n", settings.frames, framecl_format_name(in.fourcc),
-               in.width, in.height, settings.pipeline,
+    fmt::print("{} frames of {} {}x{} through '{}', {}, pool of {}, {} buffers\n", settings.frames,
+               framecl_format_name(in.fourcc), in.width, in.height, settings.pipeline,
                settings.fps > 0 ? fmt::format("{} fps", settings.fps) : std::string("as fast as the pool allows"),
-               settings.pool);
+               settings.pool, bufferSourceName(report.buffers));
     fmt::print("  backpressure {}, {}\n", backpressureName(settings.session_options.backpressure),
                settings.session_options.deadline_us ? fmt::format("deadline {:g} ms", deadlineMs(settings))
                                                     : std::string("no deadline"));

@@ -22,7 +22,6 @@
 #include "pipeline/catalog.hpp"
 #include "pipeline/client_frame.hpp"
 #include "pipeline/session.hpp"
-#include "sealed_memfd.hpp"
 #include "framecl/client.h"
 
 namespace {
@@ -50,16 +49,17 @@ double microseconds(Clock::duration d)
 // A sealed memfd of `size` bytes filled with noise, so no one can take a shortcut on zeros.
 UniqueFd noiseMemfd(uint64_t size, uint32_t seed)
 {
-    auto fd = cli::createSealedMemfd("framecl-transport-bench", size);
-    if (!fd)
-        throw std::runtime_error(fd.error().message);
+    const framecl_allocate_options memfd{FRAMECL_BUFFERS_MEMFD, nullptr};
+    UniqueFd fd(framecl_allocate_buffer(&memfd, size, nullptr));
+    if (!fd.valid())
+        throw std::runtime_error(framecl_last_error(nullptr));
     std::vector<uint8_t> bytes(size);
     std::mt19937 random(seed);
     for (auto& byte : bytes)
         byte = uint8_t(random());
-    if (pwrite(fd->get(), bytes.data(), size, 0) != ssize_t(size))
+    if (pwrite(fd.get(), bytes.data(), size, 0) != ssize_t(size))
         throw std::runtime_error("pwrite failed");
-    return std::move(*fd);
+    return fd;
 }
 
 std::vector<double> timeDaemon(framecl_client* client, uint32_t width, uint32_t height, int warmup, int frames)

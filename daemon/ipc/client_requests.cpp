@@ -202,10 +202,15 @@ std::string Server::statsJson() const
         // is not shown, nor counted.
         if (!client.buffer_connection.valid())
             continue;
-        json import_paths = json::object();
-        for (const auto& [id, buffer] : client.buffers)
+        json import_paths = json::object(), buffer_kinds = json::object();
+        uint64_t cpu_syncs = 0;
+        for (const auto& [id, buffer] : client.buffers) {
             import_paths[memory::importPathName(buffer->path())] =
                 import_paths.value(memory::importPathName(buffer->path()), 0) + 1;
+            buffer_kinds[memory::fdKindName(buffer->kind())] =
+                buffer_kinds.value(memory::fdKindName(buffer->kind()), 0) + 1;
+            cpu_syncs += buffer->cpuSyncs();
+        }
         json sessions = json::array();
         for (const auto& [id, state] : client.sessions) {
             json stages = json::array();
@@ -246,6 +251,8 @@ std::string Server::statsJson() const
                       {"bytes", client.buffer_bytes},
                       {"session_bytes", client.session_bytes},
                       {"import_paths", import_paths},
+                      {"buffer_kinds", buffer_kinds},
+                      {"dma_buf_syncs", cpu_syncs},
                       {"sessions", sessions}};
         if (client.peer) {
             entry["pid"] = client.peer->pid;

@@ -33,11 +33,6 @@ namespace {
 // read stale lines. Write-back is also the driver's own default (§7.7).
 constexpr cl_uint dmabuf_cache_policy = CL_MEM_HOST_WRITEBACK_QCOM;
 
-const char* kindName(FdKind kind)
-{
-    return kind == FdKind::DmaBuf ? "dma-buf" : "memfd";
-}
-
 Result<void*> mapWhole(int fd, uint64_t size)
 {
     void* mapping = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -163,7 +158,8 @@ void logWinner(ImportPath path)
 
 // Documentation/driver-api/dma-buf.rst: CPU access through a dma-buf's mmap is
 // bracketed by DMA_BUF_IOCTL_SYNC, restarted on EINTR and EAGAIN.
-void syncDmaBuf(int fd, uint64_t flags)
+// Returns whether the kernel took it.
+bool syncDmaBuf(int fd, uint64_t flags)
 {
     dma_buf_sync sync{flags};
     int result = 0;
@@ -173,6 +169,7 @@ void syncDmaBuf(int fd, uint64_t flags)
     if (result != 0) // the frame goes on: a missed cache operation is not worth a failure
         log::get("memory")->debug("DMA_BUF_IOCTL_SYNC {:#x} on fd {} failed: {}", flags, fd,
                                   std::strerror(errno));
+    return result == 0;
 }
 
 uint64_t syncDirection(ImportedBuffer::Access access)
@@ -181,6 +178,11 @@ uint64_t syncDirection(ImportedBuffer::Access access)
 }
 
 } // namespace
+
+const char* fdKindName(FdKind kind)
+{
+    return kind == FdKind::DmaBuf ? "dma-buf" : "memfd";
+}
 
 const char* importPathName(ImportPath path)
 {
@@ -247,13 +249,13 @@ Result<std::optional<cl::Event>> ImportedBuffer::enqueueDownload(const cl::Comma
 void ImportedBuffer::beginAccess(Access access) const
 {
     if (info_.kind == FdKind::DmaBuf && (path_ == ImportPath::HostPtr || path_ == ImportPath::HostCopy))
-        syncDmaBuf(fd_.get(), DMA_BUF_SYNC_START | syncDirection(access));
+        cpu_syncs_ += syncDmaBuf(fd_.get(), DMA_BUF_SYNC_START | syncDirection(access));
 }
 
 void ImportedBuffer::endAccess(Access access) const
 {
     if (info_.kind == FdKind::DmaBuf && (path_ == ImportPath::HostPtr || path_ == ImportPath::HostCopy))
-        syncDmaBuf(fd_.get(), DMA_BUF_SYNC_END | syncDirection(access));
+        cpu_syncs_ += syncDmaBuf(fd_.get(), DMA_BUF_SYNC_END | syncDirection(access));
 }
 
 Result<std::shared_ptr<ImportedBuffer>> importBuffer(const gpu::GpuContext& gpu, UniqueFd fd,
@@ -273,7 +275,7 @@ Result<std::shared_ptr<ImportedBuffer>> importBuffer(const gpu::GpuContext& gpu,
     const gpu::Capabilities& caps = gpu.capabilities();
     const int raw_fd = buffer->fd_.get();
     const std::string what =
-        fmt::format("fd {} ({}, {} bytes)", raw_fd, kindName(info->kind), info->size);
+        fmt::format("fd {} ({}, {} bytes)", raw_fd, fdKindName(info->kind), info->size);
     auto logger = log::get("memory");
     std::vector<std::string> refusals; // of the paths tried, for the error if none takes it
 

@@ -28,6 +28,9 @@ const char* importPathName(ImportPath path);
 
 enum class FdKind { DmaBuf, Memfd };
 
+// "dma-buf", "memfd": as logged and reported in stats.
+const char* fdKindName(FdKind kind);
+
 // What validateBufferFd learnt about an fd.
 struct BufferFdInfo {
     FdKind kind;
@@ -53,7 +56,11 @@ public:
     cl_mem mem() const { return mem_(); }
     const framecl_frame_layout& layout() const { return layout_; }
     ImportPath path() const { return path_; }
+    FdKind kind() const { return info_.kind; }
     uint64_t size() const { return info_.size; }
+    // DMA_BUF_IOCTL_SYNC calls the kernel took for this buffer (START and END each
+    // count): two per use of a dma-buf the runtime reaches through our mapping.
+    uint64_t cpuSyncs() const { return cpu_syncs_; }
 
     // With host-copy, enqueue the copy of the layout's bytes from the client's mapping
     // into the device buffer (before a frame reads it), or from the device buffer into
@@ -83,6 +90,7 @@ private:
     ImportPath path_ = ImportPath::HostPtr;
     void* mapping_ = nullptr; // mmap of the whole buffer, or nullptr
     cl::Buffer mem_;
+    mutable uint64_t cpu_syncs_ = 0; // counted by the const begin/endAccess, on the loop's thread
 };
 
 // Validates and imports a buffer, trying the paths in order — qcom-dmabuf, khr-dmabuf

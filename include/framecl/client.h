@@ -39,7 +39,8 @@ int framecl_connect(const struct framecl_connect_options* options, framecl_clien
  * included. Frames still in flight are abandoned. NULL is allowed. */
 void framecl_disconnect(framecl_client* client);
 
-/* The last error's text; for NULL, the last framecl_connect() failure of the thread. */
+/* The last error's text; for NULL, the last failure of the thread's calls that take
+ * no client (framecl_connect(), framecl_allocate_buffer(), the CPU-access calls). */
 const char* framecl_last_error(const framecl_client* client);
 
 /* An fd to poll for POLLIN: readable when a done (or a daemon restart) may be waiting.
@@ -67,6 +68,47 @@ const char* framecl_pipeline_recording(const framecl_client* client, size_t inde
  * variant branchless, work group 16x16, 0.412 ms"); none with gpu.tuning = off. */
 size_t framecl_pipeline_tuned_count(const framecl_client* client, size_t index);
 const char* framecl_pipeline_tuned(const framecl_client* client, size_t index, size_t line);
+
+/* Frame buffers for a process without an allocator of its own. The daemon takes
+ * dma-bufs (imported without a copy where the device can) and sealed memfds. */
+enum framecl_buffer_source {
+    /* A dma-buf from the DMA-BUF heap /dev/dma_heap/<device> (NULL: "system") where
+     * that heap exists and this process may open it; a sealed memfd otherwise. */
+    FRAMECL_BUFFERS_AUTO = 0,
+    /* A dma-buf from the DMA-BUF heap /dev/dma_heap/<device> (NULL: "system"). */
+    FRAMECL_BUFFERS_DMA_HEAP = 1,
+    /* A dumb buffer of the DRM device node <device>, exported as a dma-buf (PRIME);
+     * NULL: the first /dev/dri/card* of the vgem driver (a software exporter, for
+     * machines without a heap). Needs access to the node. */
+    FRAMECL_BUFFERS_DRM = 2,
+    /* A memfd sealed against shrinking and growing, as the daemon requires. */
+    FRAMECL_BUFFERS_MEMFD = 3,
+};
+
+struct framecl_allocate_options {
+    enum framecl_buffer_source source;
+    const char* device; /* the heap's name or the DRM node, as above */
+};
+
+/* Allocates a zeroed buffer of at least `size` bytes (framecl_layout_end() of the
+ * layout it will hold) and returns its fd, close-on-exec and the caller's to close, or
+ * a negative errno; framecl_last_error(NULL) then says why. NULL options: AUTO. *used
+ * (if not NULL) says where the buffer came from, never FRAMECL_BUFFERS_AUTO. No client
+ * is needed; register the fd with framecl_register_buffer(). */
+int framecl_allocate_buffer(const struct framecl_allocate_options* options, uint64_t size,
+                            enum framecl_buffer_source* used);
+/* "auto", "dma-heap", "drm", "memfd"; NULL for another value. */
+const char* framecl_buffer_source_name(enum framecl_buffer_source source);
+
+/* The CPU's reads and writes through a buffer's mmap go between these two calls, with
+ * the same flags: for a dma-buf they are DMA_BUF_IOCTL_SYNC START and END, which keep
+ * the CPU's caches coherent with the device; for a memfd they do nothing. Bracket
+ * writing an input before its submit, and reading an output after its done. 0 or a
+ * negative errno (framecl_last_error(NULL) says why). */
+#define FRAMECL_CPU_READ 1u
+#define FRAMECL_CPU_WRITE 2u
+int framecl_begin_cpu_access(int fd, unsigned flags);
+int framecl_end_cpu_access(int fd, unsigned flags);
 
 /* Registers a buffer holding frames of `layout`. The library keeps a duplicate of
  * `fd` (the caller keeps its own) so that it can register the buffer again after a
