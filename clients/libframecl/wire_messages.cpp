@@ -167,6 +167,8 @@ framecl_done doneFromWire(const wire::Done& done, uint32_t session)
     result.queued_ns = done.queued_ns();
     result.start_ns = done.start_ns();
     result.end_ns = done.end_ns();
+    result.gpu_end_ns = done.gpu_end_ns();
+    result.callback_ns = done.callback_ns();
     if (const auto* stages = done.stages()) {
         result.stage_count = std::min<uint32_t>(stages->size(), FRAMECL_MAX_STAGES);
         for (uint32_t s = 0; s < result.stage_count; ++s) {

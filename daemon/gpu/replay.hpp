@@ -78,6 +78,12 @@ public:
     // events to wait on and profile: one per dispatch (off), or one for the whole
     // recording (qcom, khr), in which case per-dispatch times are not measured.
     virtual Result<std::vector<cl::Event>> enqueue(const std::vector<ArgUpdate>& updates) = 0;
+
+    // Drops what was recorded for these arguments alone, and the references to the
+    // buffers they name, once its enqueues have completed: for the one mode that keeps
+    // a recording per set of frame arguments (khr without mutable dispatch). The others
+    // hold nothing per set.
+    virtual void forget(const std::vector<ArgUpdate>&) {}
 };
 
 // Records `dispatches` for `mode` on `gpu` (its queue is the live in-order queue).

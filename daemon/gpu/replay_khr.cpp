@@ -159,16 +159,25 @@ public:
         return submit(recorded);
     }
 
+    void forget(const std::vector<ArgUpdate>& updates) override
+    {
+        makeKey(updates);
+        for (auto entry = cache_.begin(); entry != cache_.end(); ++entry) {
+            if (entry->key != key_)
+                continue;
+            // The driver holds no reference to the buffers it ran with (spec): they go
+            // with the entry, so its last enqueue must be over first.
+            if (const cl_event last = entry->recorded.last(); last)
+                clWaitForEvents(1, &last);
+            cache_.erase(entry);
+            return;
+        }
+    }
+
     // The buffer recorded with `updates`, recorded now if there is none.
     Result<RecordedBuffer*> find(const std::vector<ArgUpdate>& updates)
     {
-        key_.clear();
-        for (const ArgUpdate& update : updates) {
-            key_.append(reinterpret_cast<const char*>(&update.dispatch), sizeof(update.dispatch));
-            key_.append(reinterpret_cast<const char*>(&update.arg_index), sizeof(update.arg_index));
-            key_.append(reinterpret_cast<const char*>(&update.size), sizeof(update.size));
-            key_.append(reinterpret_cast<const char*>(update.value.data()), update.size);
-        }
+        makeKey(updates);
         for (auto entry = cache_.begin(); entry != cache_.end(); ++entry) {
             if (entry->key == key_) {
                 cache_.splice(cache_.begin(), cache_, entry); // most recently used first
@@ -205,6 +214,18 @@ public:
     }
 
 private:
+    // key_ = the bytes of `updates`, in order.
+    void makeKey(const std::vector<ArgUpdate>& updates)
+    {
+        key_.clear();
+        for (const ArgUpdate& update : updates) {
+            key_.append(reinterpret_cast<const char*>(&update.dispatch), sizeof(update.dispatch));
+            key_.append(reinterpret_cast<const char*>(&update.arg_index), sizeof(update.arg_index));
+            key_.append(reinterpret_cast<const char*>(&update.size), sizeof(update.size));
+            key_.append(reinterpret_cast<const char*>(update.value.data()), update.size);
+        }
+    }
+
     struct Entry {
         std::string key; // the bytes of a frame's updates, in order
         RecordedBuffer recorded;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "gpu/cl_error.hpp"
+#include "ipc/frame_metrics.hpp"
 
 namespace framecl::ipc {
 CompletionQueue::CompletionQueue() : shared_(std::make_shared<Shared>())
@@ -29,11 +30,12 @@ Result<void> CompletionQueue::notifyOnCompletion(cl_event event, uint64_t frame)
 
 void CL_CALLBACK CompletionQueue::onEvent(cl_event, cl_int status, void* user_data)
 {
+    const uint64_t now_ns = monotonicNs();
     std::unique_ptr<CallbackContext> context(static_cast<CallbackContext*>(user_data));
     Shared& shared = *context->shared;
     {
         std::lock_guard lock(shared.mutex);
-        shared.pending.push_back({context->frame, status});
+        shared.pending.push_back({context->frame, status, now_ns});
     }
     const uint64_t one = 1;
     [[maybe_unused]] ssize_t written = write(shared.event_fd.get(), &one, sizeof one);

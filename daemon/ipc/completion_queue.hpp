@@ -18,6 +18,7 @@ namespace framecl::ipc {
 struct Completion {
     uint64_t frame;        // the in-flight frame's serial number
     cl_int execution_status; // CL_COMPLETE, or a negative error from the device
+    uint64_t callback_ns;  // CLOCK_MONOTONIC when the runtime called back
 };
 
 class CompletionQueue {

@@ -32,6 +32,20 @@ uint64_t monotonicNs(std::chrono::steady_clock::time_point at)
     return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(at.time_since_epoch()).count());
 }
 
+// When a frame's last command ended, on CLOCK_MONOTONIC: `enqueued_ns`, taken just before
+// the frame was enqueued, plus that command's profiled span from QUEUED to END, so that
+// no device clock has to be mapped onto the host's. Within the few microseconds the
+// enqueue takes; 0 where the event carries no profiling.
+uint64_t gpuEndNs(const cl::Event& last, uint64_t enqueued_ns)
+{
+    cl_ulong queued = 0, end = 0;
+    if (clGetEventProfilingInfo(last(), CL_PROFILING_COMMAND_QUEUED, sizeof queued, &queued, nullptr) != CL_SUCCESS ||
+        clGetEventProfilingInfo(last(), CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr) != CL_SUCCESS ||
+        end < queued)
+        return 0;
+    return enqueued_ns + (end - queued);
+}
+
 } // namespace
 
 void Server::sendDone(const std::string& identity, uint32_t session, uint64_t sequence, const DoneFields& done)
@@ -42,7 +56,7 @@ void Server::sendDone(const std::string& identity, uint32_t session, uint64_t se
         stages.push_back(wire::CreateStageTimeDirect(builder, name.c_str(), ns));
     auto message = wire::CreateDoneDirect(builder, session, sequence, done.status,
                                           done.error.empty() ? nullptr : done.error.c_str(), done.queued_ns,
-                                          done.start_ns, done.end_ns, &stages);
+                                          done.start_ns, done.end_ns, &stages, done.gpu_end_ns, done.callback_ns);
     send(identity, protocol::finishEnvelope(builder, message));
 }
 
@@ -235,12 +249,13 @@ void Server::endWaitingFrame(const PendingFrame& frame, wire::FrameStatus status
 void Server::onCompletions()
 {
     for (const Completion& completion : completions_.take())
-        completeFrame(completion.frame, completion.execution_status);
+        completeFrame(completion);
 }
 
-void Server::completeFrame(uint64_t serial, cl_int status)
+void Server::completeFrame(const Completion& completion)
 {
-    auto it = in_flight_.find(serial);
+    const cl_int status = completion.execution_status;
+    auto it = in_flight_.find(completion.frame);
     if (it == in_flight_.end())
         return;
     InFlightFrame frame = std::move(it->second);
@@ -251,7 +266,8 @@ void Server::completeFrame(uint64_t serial, cl_int status)
 
     const uint64_t end_ns = monotonicNs();
     const uint64_t wall_ns = end_ns - frame.start_ns;
-    DoneFields done{wire::FrameStatus::Ok, {}, pending.queued_ns, frame.start_ns, end_ns, {}};
+    DoneFields done{wire::FrameStatus::Ok, {}, pending.queued_ns, frame.start_ns, end_ns, {},
+                    gpuEndNs(frame.done, frame.start_ns), completion.callback_ns};
     uint64_t gpu_ns = wall_ns;
     if (status != CL_COMPLETE) {
         done.status = wire::FrameStatus::Failed;
@@ -381,7 +397,7 @@ void Server::drain(std::chrono::milliseconds timeout)
     while (waiting() > 0 && std::chrono::steady_clock::now() < deadline) {
         const auto completions = completions_.take();
         for (const Completion& completion : completions)
-            completeFrame(completion.frame, completion.execution_status);
+            completeFrame(completion);
         if (completions.empty())
             std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }

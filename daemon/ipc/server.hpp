@@ -94,6 +94,7 @@ private:
         std::string error;
         uint64_t queued_ns = 0, start_ns = 0, end_ns = 0;
         std::vector<std::pair<std::string, uint64_t>> stages;
+        uint64_t gpu_end_ns = 0, callback_ns = 0; // for frames that ran
     };
     struct ReleasedOnDisconnect {
         uint64_t clients = 0, buffers = 0, sessions = 0;
@@ -156,7 +157,7 @@ private:
     void closeBufferConnection(int fd);
 
     void onCompletions();
-    void completeFrame(uint64_t serial, cl_int status);
+    void completeFrame(const Completion& completion);
     void traceFrame(const ClientState& client, const InFlightFrame& frame);
     void expireSilentClients();
     void dropClient(const std::string& token, bool disconnected);

@@ -311,7 +311,48 @@ Result<std::unique_ptr<Session>> Session::open(const gpu::GpuContext& gpu,
             return fail(fmt::format("calibrating for gpu.kernel_budget_ms: {}", calibrated.error().message));
     }
     session->planAllTiles();
+    if (auto recorded = session->recordAhead(); !recorded)
+        return fail(fmt::format("recording the pipeline ({}): {}", gpu::recordingModeName(session->recording_),
+                                recorded.error().message));
     return session;
+}
+
+Result<void> Session::recordAhead()
+{
+    // Stand-ins shaped as the client's buffers will be, packed. A shape without a packed
+    // layout (odd NV12) records at its first frame instead.
+    framecl_frame_layout in_layout{}, out_layout{};
+    const uint64_t in_bytes = framecl_packed_layout(input_.fourcc, input_.width, input_.height, &in_layout);
+    const uint64_t out_bytes = framecl_packed_layout(output_.fourcc, output_.width, output_.height, &out_layout);
+    if (in_bytes == 0 || out_bytes == 0)
+        return {};
+    cl_int err = CL_SUCCESS;
+    cl::Buffer in(gpu_->context(), CL_MEM_READ_WRITE | CL_MEM_HOST_NO_ACCESS, in_bytes, nullptr, &err);
+    if (err != CL_SUCCESS)
+        return fail(gpu::clFailure("clCreateBuffer", err, "stand-in input"));
+    cl::Buffer out(gpu_->context(), CL_MEM_READ_WRITE | CL_MEM_HOST_NO_ACCESS, out_bytes, nullptr, &err);
+    if (err != CL_SUCCESS)
+        return fail(gpu::clFailure("clCreateBuffer", err, "stand-in output"));
+    const FrameBuffer in_frame{in(), &in_layout}, out_frame{out(), &out_layout};
+
+    auto recorded = record(in_frame, out_frame);
+    if (!recorded)
+        return tl::unexpected(recorded.error());
+    // One run: a driver finishes a recording at its first enqueue, and PoCL compiles
+    // each kernel for its work-group size at its first run.
+    const auto updates = frameUpdates(in_frame, out_frame, (*recorded)->first_tile);
+    auto events = (*recorded)->replay->enqueue(updates);
+    if (!events)
+        return tl::unexpected(events.error());
+    if (err = cl::WaitForEvents(*events); err != CL_SUCCESS)
+        return fail(gpu::clFailure("clWaitForEvents", err, "the recording's first run"));
+    // Every frame replaces the stand-ins through its updates; what was recorded for them
+    // alone goes with them.
+    // The first client frame still teaches the predictions nothing (EnqueuedFrame): under
+    // khr without mutable dispatch its buffers get a command buffer of their own.
+    (*recorded)->replay->forget(updates);
+    sequence_ = std::move(*recorded);
+    return {};
 }
 
 std::vector<gpu::ArgUpdate> Session::frameUpdates(const FrameBuffer& in, const FrameBuffer& out,

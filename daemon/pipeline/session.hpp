@@ -61,8 +61,9 @@ struct EnqueuedFrame {
     // recording ran from its end to the end of the recording's event. (PoCL profiles a
     // command buffer's event as its own closing marker only, not its dispatches.)
     cl::Event recording_start;
-    // The first frame of its sequence: it pays what a driver finishes building at a
-    // recording's (or a new offset's) first enqueue, so it does not teach the prediction.
+    // The first client frame of its sequence: it may pay what a driver finishes building
+    // at a recording's first enqueue with new buffers (a khr command buffer of its own,
+    // a new offset), so it does not teach the prediction.
     bool first_of_sequence = false;
 };
 
@@ -142,8 +143,8 @@ public:
     Result<void> checkOutput(const framecl_frame_layout& layout) const;
 
     // Enqueues one frame reading `in` and writing `out`, whose layouts passed the
-    // checks above. Returns at once. The first frame, and the first after the tiles were
-    // re-planned, records the dispatches first.
+    // checks above. Returns at once. The dispatches are recorded, and run once, when the
+    // session opens; the first frame after the tiles were re-planned records them anew.
     Result<EnqueuedFrame> enqueue(const FrameBuffer& in, const FrameBuffer& out);
 
     // Tells the session that `frame` completed, `wall_ns` after it was enqueued: its
@@ -217,6 +218,9 @@ private:
     double fitTilesInRecording();
     // Records the current tiles for the recording mode, with `in` and `out` bound.
     Result<std::shared_ptr<RecordedSequence>> record(const FrameBuffer& in, const FrameBuffer& out) const;
+    // Records the sequence on stand-ins for the client's buffers and runs it once, so
+    // that the first frame finds it recorded and the driver's work for it done.
+    Result<void> recordAhead();
     // Counts one dispatch or tile of `stage` that took `ns` in budgetStats().
     void countDispatch(uint32_t stage, uint64_t ns, bool estimated);
 

@@ -191,11 +191,15 @@ struct framecl_done {
     uint64_t sequence;
     enum framecl_frame_status status;
     char error[256];
-    uint64_t queued_ns; /* the daemon's CLOCK_MONOTONIC */
-    uint64_t start_ns;
-    uint64_t end_ns;
+    /* The daemon's CLOCK_MONOTONIC (the same clock as the caller's on one machine): */
+    uint64_t queued_ns; /* the submit reached the daemon */
+    uint64_t start_ns;  /* the frame's GPU work was enqueued */
+    uint64_t end_ns;    /* the daemon saw it complete, just before sending this done */
     uint32_t stage_count;
     struct framecl_stage_time stages[FRAMECL_MAX_STAGES];
+    /* For a frame that ran, where its time went (0 where unknown): */
+    uint64_t gpu_end_ns;  /* its last command ended on the device (from profiling) */
+    uint64_t callback_ns; /* the OpenCL runtime told the daemon so */
 };
 
 /* The next done, waiting up to timeout_ms (0: do not wait, -1: wait forever).

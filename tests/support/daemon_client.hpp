@@ -58,7 +58,7 @@ inline framecl_done nextDone(framecl_client* client, int timeout_ms = 20000)
 {
     framecl_done done{};
     const int r = framecl_next_done(client, timeout_ms, &done);
-    REQUIRE_MESSAGE(r == 0, "next_done: " << r << " " << framecl_last_error(client));
+    REQUIRE_MESSAGE(r == 0, "next_done: " << r << " " << std::string(framecl_last_error(client)));
     return done;
 }
 

@@ -9,8 +9,8 @@ using namespace std::chrono_literals;
 namespace framecl::test {
 
 RunningDaemon::RunningDaemon(const std::string& extra_toml, const std::string& daemon_keys,
-                             std::map<std::string, std::string> extra_env)
-    : socket_(dir_ / "framecl.sock"), env_(std::move(extra_env))
+                             std::map<std::string, std::string> extra_env, std::chrono::seconds ready_timeout)
+    : socket_(dir_ / "framecl.sock"), env_(std::move(extra_env)), ready_timeout_(ready_timeout)
 {
     reconfigure(extra_toml, daemon_keys);
     notify_ = std::make_unique<NotifySocket>(dir_ / "notify.sock");
@@ -33,7 +33,7 @@ void RunningDaemon::reconfigure(const std::string& extra_toml, const std::string
 void RunningDaemon::reload()
 {
     process_->signal(SIGHUP);
-    const auto ready = notify_->waitFor("READY=1", 60s);
+    const auto ready = notify_->waitFor("READY=1", ready_timeout_);
     REQUIRE_MESSAGE(ready, "framecld did not reload:\n" << process_->stderrText());
 }
 
@@ -53,7 +53,7 @@ void RunningDaemon::start()
             return env;
         }(),
         dir_.path());
-    const auto ready = notify_->waitFor("READY=1", 60s);
+    const auto ready = notify_->waitFor("READY=1", ready_timeout_);
     REQUIRE_MESSAGE(ready, "framecld did not become ready:\n" << process_->stderrText());
 }
 

@@ -3,6 +3,7 @@
 // temporary directory, started and stopped as a service manager would, with its
 // readiness read from a notify socket the test owns.
 
+#include <chrono>
 #include <csignal>
 #include <filesystem>
 #include <map>
@@ -26,8 +27,11 @@ public:
     // `daemon_keys`, then `extra_toml` — and starts the daemon; returns once it said
     // READY=1.
     // `extra_env` is added to the daemon's environment (WATCHDOG_USEC, say).
+    // `ready_timeout` bounds each wait for READY=1 (building its programs, at start and
+    // reload).
     explicit RunningDaemon(const std::string& extra_toml = "", const std::string& daemon_keys = "",
-                           std::map<std::string, std::string> extra_env = {});
+                           std::map<std::string, std::string> extra_env = {},
+                           std::chrono::seconds ready_timeout = std::chrono::seconds(60));
     ~RunningDaemon();
 
     const std::filesystem::path& socket() const { return socket_; }
@@ -55,6 +59,7 @@ private:
     std::filesystem::path config_;
     std::filesystem::path socket_;
     std::map<std::string, std::string> env_;
+    std::chrono::seconds ready_timeout_;
     std::unique_ptr<NotifySocket> notify_;
     std::unique_ptr<ChildProcess> process_;
 };

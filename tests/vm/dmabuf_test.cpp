@@ -27,6 +27,11 @@ using framecl::UniqueFd;
 
 namespace {
 
+// On the guest's emulated CPU, building programs (once, then PoCL's cache has them) and
+// opening a session (PoCL compiles for the frame size) take far longer than elsewhere.
+constexpr std::chrono::seconds guest_wait{600};
+constexpr int guest_request_timeout_ms = 300000;
+
 // The colour plugin serves every pipeline here. No tuning: it would build and run
 // variants on the guest's emulated CPU.
 const std::string pipelines = "[gpu]\ntuning = \"off\"\n"
@@ -39,7 +44,7 @@ const std::string pipelines = "[gpu]\ntuning = \"off\"\n"
 // guest's emulated CPU the first time (PoCL's cache keeps them from run to run).
 class GuestDaemon {
 public:
-    GuestDaemon() : daemon_(pipelines, "plugin_dirs = [\"" + pluginDir().string() + "\"]\n") {}
+    GuestDaemon() : daemon_(pipelines, "plugin_dirs = [\"" + pluginDir().string() + "\"]\n", {}, guest_wait) {}
     const RunningDaemon& operator*() const { return daemon_; }
 
 private:
@@ -83,7 +88,7 @@ struct DmaBufFrame {
         void* mapping = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0);
         REQUIRE(mapping != MAP_FAILED);
         bytes = static_cast<uint8_t*>(mapping);
-        REQUIRE_MESSAGE(framecl_register_buffer(client, fd.get(), &layout, &id) == 0, framecl_last_error(client));
+        REQUIRE_MESSAGE(framecl_register_buffer(client, fd.get(), &layout, &id) == 0, std::string(framecl_last_error(client)));
     }
     ~DmaBufFrame() { munmap(bytes, size); }
     DmaBufFrame(const DmaBufFrame&) = delete;
@@ -148,7 +153,7 @@ uint32_t openSession(framecl_client* client, const char* pipeline, uint32_t four
 {
     uint32_t session = 0;
     REQUIRE_MESSAGE(framecl_open_session(client, pipeline, fourcc, width, height, nullptr, 0, &session, nullptr) == 0,
-                    framecl_last_error(client));
+                    std::string(framecl_last_error(client)));
     return session;
 }
 
@@ -188,7 +193,7 @@ TEST_CASE("libframecl's DRM allocator hands out real dma-bufs from vgem")
 TEST_CASE("NV12 in vgem dma-bufs, padded and with the chroma plane at an offset, through copy and nv12_to_abgr")
 {
     GuestDaemon daemon;
-    Client client = connectTo(*daemon, "nv12");
+    Client client = connectTo(*daemon, "nv12", guest_request_timeout_ms);
     constexpr uint32_t w = 96, h = 64;
     const auto in_layout = paddedNv12(w, h);
     DmaBufFrame in(client, in_layout);
@@ -225,7 +230,7 @@ TEST_CASE("NV12 in vgem dma-bufs, padded and with the chroma plane at an offset,
 TEST_CASE("ABGR8888 in vgem dma-bufs with padded rows, through copy and luma")
 {
     GuestDaemon daemon;
-    Client client = connectTo(*daemon, "abgr");
+    Client client = connectTo(*daemon, "abgr", guest_request_timeout_ms);
     constexpr uint32_t w = 75, h = 41; // no multiple of any work-group size
     DmaBufFrame in(client, paddedSingle(DRM_FORMAT_ABGR8888, w, h, 4));
     DmaBufFrame copied(client, paddedSingle(DRM_FORMAT_ABGR8888, w, h, 4));
@@ -249,7 +254,7 @@ TEST_CASE("ABGR8888 in vgem dma-bufs with padded rows, through copy and luma")
 TEST_CASE("real dma-bufs that do not fit their layout, and the DRM node itself, are refused; the daemon keeps serving")
 {
     GuestDaemon daemon;
-    Client client = connectTo(*daemon, "refused");
+    Client client = connectTo(*daemon, "refused", guest_request_timeout_ms);
     constexpr uint32_t w = 320, h = 240;
     const auto layout = paddedNv12(w, h);
     const auto registerError = [&](int fd, const framecl_frame_layout& wanted) {
@@ -293,8 +298,9 @@ TEST_CASE("the mock camera streams through vgem buffers it allocates itself, eac
     // Opening a session on the emulated CPU takes seconds (PoCL compiles for the size).
     const auto run = runToCompletion({requireEnv("FRAMECL_MOCK_CAMERA"), "--socket", (*daemon).socket().string(),
                                       "--buffers", "vgem", "--pipeline", "copy", "--format", "nv12", "--size", "160x90",
-                                      "--fps", "0", "--frames", "30", "--verify", "--json", "--timeout", "120000"},
-                                     (*daemon).dir().path(), std::chrono::seconds(300));
+                                      "--fps", "0", "--frames", "30", "--verify", "--json", "--timeout",
+                                      std::to_string(guest_request_timeout_ms)},
+                                     (*daemon).dir().path(), guest_wait);
     INFO(run.err);
     REQUIRE(run.status.code == 0);
     const auto report = nlohmann::json::parse(run.out);

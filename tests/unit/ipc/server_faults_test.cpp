@@ -129,7 +129,7 @@ TEST_CASE("a frame that fails as it starts ends failed, and the Submits held beh
     framecl_frame_layout out_layout{};
     REQUIRE_MESSAGE(framecl_open_session(client, "copy", DRM_FORMAT_ABGR8888, width, height, nullptr, 0, &session,
                                          &out_layout) == 0,
-                    framecl_last_error(client));
+                    std::string(framecl_last_error(client)));
     uint64_t bytes = 0;
     const auto in_layout = packed(DRM_FORMAT_ABGR8888, width, height, &bytes);
     UniqueFd input_fd, output_fd;

@@ -208,7 +208,7 @@ TEST_CASE("without a recording, stage times come one per stage from the profilin
     CHECK(out.bytes == in.bytes);
 }
 
-TEST_CASE("the qcom recording is made once per session and replayed once per frame with only the frame's arguments")
+TEST_CASE("the qcom recording is made once per session, when it opens, and replayed once per frame with only the frame's arguments")
 {
     framecl::test::QcomEmulation emulation;
     Device adreno(emulation.openGpu(1 << 20));
@@ -232,11 +232,13 @@ TEST_CASE("the qcom recording is made once per session and replayed once per fra
     CHECK(log.argument_errors.empty());
     REQUIRE(log.recordings.size() == 1);
     CHECK(log.recordings[0].dispatches == 3);
-    REQUIRE(log.recording_enqueues.size() == 3);
+    // Once when the session opened, on stand-ins for the client's buffers; then once per
+    // frame.
+    REQUIRE(log.recording_enqueues.size() == 4);
     for (uint32_t frame = 0; frame < 3; ++frame) {
         // The input's buffer, offset and stride on the first dispatch; the output's on
         // the last; nothing else.
-        const auto& updates = log.recording_enqueues[frame].updates;
+        const auto& updates = log.recording_enqueues[frame + 1].updates;
         REQUIRE(updates.size() == 6);
         cl_mem in_mem = ins[frame]->mem(), out_mem = outs[frame]->mem();
         CHECK(updates[0].dispatch_index == 0);
