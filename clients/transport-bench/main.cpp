@@ -12,6 +12,7 @@
 #include <cstring>
 #include <deque>
 #include <random>
+#include <thread>
 
 #include <fcntl.h>
 
@@ -173,13 +174,16 @@ public:
             framecl_release_buffer(client_, id);
     }
 
-    // One frame in flight: Submit to Done, in µs, per timed frame.
-    std::vector<double> latency(int warmup, int frames, Hops& hops)
+    // One frame in flight, each `period` after the one before (0: back to back): Submit
+    // to Done, in µs, per timed frame.
+    std::vector<double> latency(int warmup, int frames, Clock::duration period, Hops& hops)
     {
         std::vector<double> samples;
+        const auto start = Clock::now();
         for (int i = 0; i < warmup + frames; ++i) {
             const size_t input = size_t(i) % inputs;
             buffers_.clear(0);
+            std::this_thread::sleep_until(start + i * period);
             const uint64_t submitted = nowNs();
             submit(input, 0, uint64_t(i));
             const framecl_done done = next();
@@ -265,12 +269,14 @@ public:
         session_ = std::move(*session);
     }
 
-    std::vector<double> latency(int warmup, int frames)
+    std::vector<double> latency(int warmup, int frames, Clock::duration period)
     {
         std::vector<double> samples;
+        const auto first = Clock::now();
         for (int i = 0; i < warmup + frames; ++i) {
             const size_t input = size_t(i) % inputs;
             buffers_.clear(0);
+            std::this_thread::sleep_until(first + i * period);
             const auto start = Clock::now();
             wait(enqueue(input, 0));
             const auto end = Clock::now();
@@ -340,7 +346,9 @@ void printTables(const nlohmann::json& report)
 {
     fmt::print("NV12 through `copy` on {}, {} timed frames per run after {} of warm-up; every output checked\n\n",
                report["device"].get<std::string>(), report["frames"].get<int>(), report["warmup"].get<int>());
-    fmt::print("One frame in flight, µs from submit to done:\n\n");
+    const double fps = report["fps"].get<double>();
+    fmt::print("One frame in flight{}, µs from submit to done:\n\n",
+               fps > 0 ? fmt::format(", one every 1/{} s", fps) : std::string(", back to back"));
     fmt::print("| size | daemon median | daemon p99 | in-process median | in-process p99 | daemon − in-process (median) |\n");
     fmt::print("| --- | ---: | ---: | ---: | ---: | ---: |\n");
     for (const auto& r : report["results"]) {
@@ -379,6 +387,7 @@ int main(int argc, char** argv)
     std::string socket;
     std::filesystem::path config_file = config::defaultConfigFile();
     int frames = 500, warmup = 50;
+    double fps = 0;
     bool json = false;
     std::vector<std::string> sizes{"640x480", "1920x1080"};
     app.add_option("--socket", socket, "framecld's socket (default: $FRAMECL_SOCKET, then the library default)");
@@ -387,6 +396,9 @@ int main(int argc, char** argv)
     app.add_option("--frames", frames, "timed frames per run")->capture_default_str()->check(CLI::PositiveNumber);
     app.add_option("--warmup", warmup, "untimed frames first")->capture_default_str()->check(CLI::NonNegativeNumber);
     app.add_option("--size", sizes, "WxH, repeatable")->capture_default_str();
+    app.add_option("--fps", fps, "One-in-flight frames at this rate, as a camera sends them; 0: back to back")
+        ->capture_default_str()
+        ->check(CLI::NonNegativeNumber);
     app.add_flag("--json", json, "JSON instead of markdown tables");
     CLI11_PARSE(app, argc, argv);
     log::setup(log::Sink::Stderr, spdlog::level::warn);
@@ -424,10 +436,12 @@ int main(int argc, char** argv)
             Buffers buffers(width, height, batch);
             Hops hops;
             DaemonSide daemon(client->get(), buffers, width, height);
-            const auto daemon_latency = summarize(daemon.latency(warmup, frames, hops));
+            const auto period = std::chrono::duration_cast<Clock::duration>(
+                std::chrono::duration<double>(fps > 0 ? 1.0 / fps : 0.0));
+            const auto daemon_latency = summarize(daemon.latency(warmup, frames, period, hops));
             const double daemon_fps = daemon.throughput(frames);
             InProcessSide local(**gpu, set.catalog.find("copy"), recording, buffers, width, height);
-            const auto local_latency = summarize(local.latency(warmup, frames));
+            const auto local_latency = summarize(local.latency(warmup, frames, period));
             const double local_fps = local.throughput(frames);
             mismatches += buffers.mismatches;
             results.push_back({{"size", text},
@@ -444,7 +458,7 @@ int main(int argc, char** argv)
     }
 
     const nlohmann::json report{{"device", (*gpu)->capabilities().name}, {"frames", frames}, {"warmup", warmup},
-                                {"results", results}};
+                                {"fps", fps}, {"results", results}};
     if (json)
         fmt::print("{}\n", report.dump(2));
     else

@@ -3,42 +3,62 @@
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
+#include <thread>
 
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "gpu/cl_error.hpp"
 #include "ipc/frame_metrics.hpp"
 
 namespace framecl::ipc {
+
 CompletionQueue::CompletionQueue() : shared_(std::make_shared<Shared>())
 {
     shared_->event_fd.reset(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
     if (!shared_->event_fd.valid())
         throw std::runtime_error(std::string("eventfd failed: ") + std::strerror(errno));
+    std::thread(waitInTurn, shared_).detach();
 }
 
-Result<void> CompletionQueue::notifyOnCompletion(cl_event event, uint64_t frame)
+CompletionQueue::~CompletionQueue()
 {
-    auto context = std::make_unique<CallbackContext>(CallbackContext{shared_, frame});
-    const cl_int err = clSetEventCallback(event, CL_COMPLETE, &CompletionQueue::onEvent, context.get());
-    if (err != CL_SUCCESS)
-        return fail(gpu::clFailure("clSetEventCallback", err, "frame completion"));
-    context.release(); // the callback owns it now and frees it
+    std::lock_guard lock(shared_->mutex);
+    shared_->stopping = true;
+    shared_->watched.clear();
+    shared_->wake.notify_one();
+}
+
+Result<void> CompletionQueue::notifyOnCompletion(const cl::Event& event, uint64_t frame)
+{
+    std::lock_guard lock(shared_->mutex);
+    shared_->watched.push_back({event, frame});
+    shared_->wake.notify_one();
     return {};
 }
 
-void CL_CALLBACK CompletionQueue::onEvent(cl_event, cl_int status, void* user_data)
+void CompletionQueue::waitInTurn(std::shared_ptr<Shared> shared)
 {
-    const uint64_t now_ns = monotonicNs();
-    std::unique_ptr<CallbackContext> context(static_cast<CallbackContext*>(user_data));
-    Shared& shared = *context->shared;
-    {
-        std::lock_guard lock(shared.mutex);
-        shared.pending.push_back({context->frame, status, now_ns});
+    std::unique_lock lock(shared->mutex);
+    for (;;) {
+        shared->wake.wait(lock, [&] { return shared->stopping || !shared->watched.empty(); });
+        if (shared->stopping)
+            return;
+        const Watched next = shared->watched.front();
+        lock.unlock();
+        // A negative status makes the wait fail; the status itself says what happened.
+        const cl_event event = next.event();
+        clWaitForEvents(1, &event);
+        const uint64_t now_ns = monotonicNs();
+        cl_int status = CL_COMPLETE;
+        if (clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr) != CL_SUCCESS)
+            status = CL_INVALID_EVENT;
+        lock.lock();
+        if (!shared->watched.empty() && shared->watched.front().frame == next.frame)
+            shared->watched.pop_front();
+        shared->done.push_back({next.frame, status, now_ns});
+        const uint64_t one = 1;
+        [[maybe_unused]] ssize_t written = write(shared->event_fd.get(), &one, sizeof one);
     }
-    const uint64_t one = 1;
-    [[maybe_unused]] ssize_t written = write(shared.event_fd.get(), &one, sizeof one);
 }
 
 std::vector<Completion> CompletionQueue::take()
@@ -46,7 +66,7 @@ std::vector<Completion> CompletionQueue::take()
     uint64_t count = 0;
     [[maybe_unused]] ssize_t got = read(shared_->event_fd.get(), &count, sizeof count);
     std::lock_guard lock(shared_->mutex);
-    return std::exchange(shared_->pending, {});
+    return std::exchange(shared_->done, {});
 }
 
 } // namespace framecl::ipc

@@ -1,14 +1,21 @@
 #pragma once
-// Hands GPU completions from the OpenCL runtime's callback thread to the main loop:
-// the callback records which frame finished and wakes an eventfd the loop watches.
-// Nothing on the frame path blocks waiting for the GPU.
+// Hands GPU completions to the main loop: a thread of its own waits for each frame's
+// last event in turn and wakes an eventfd the loop watches. Nothing on the frame path
+// blocks the loop waiting for the GPU.
+//
+// A waiting thread rather than clSetEventCallback: NVIDIA's runtime called back a
+// median 240 µs after the GPU had finished (docs/benchmarks.md, "A frame's hops"),
+// where clWaitForEvents returns at once. Frames run on one in-order queue, so they
+// complete in the order they are watched.
 
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <vector>
 
-#include <CL/cl.h>
+#include <CL/opencl.hpp>
 
 #include "base/result.hpp"
 #include "base/unique_fd.hpp"
@@ -16,40 +23,46 @@
 namespace framecl::ipc {
 
 struct Completion {
-    uint64_t frame;        // the in-flight frame's serial number
+    uint64_t frame;          // the in-flight frame's serial number
     cl_int execution_status; // CL_COMPLETE, or a negative error from the device
-    uint64_t callback_ns;  // CLOCK_MONOTONIC when the runtime called back
+    uint64_t callback_ns;    // CLOCK_MONOTONIC when the waiting thread saw it complete
 };
 
 class CompletionQueue {
 public:
     CompletionQueue();
+    // Stops watching. The thread may be waiting for an event still on the GPU (a
+    // daemon torn down with frames in flight); it finishes that wait on state it shares,
+    // not on this object, and ends.
+    ~CompletionQueue();
+    CompletionQueue(const CompletionQueue&) = delete;
+    CompletionQueue& operator=(const CompletionQueue&) = delete;
 
     // Readable when completions are waiting.
     int fd() const { return shared_->event_fd.get(); }
 
-    // Calls back (on a runtime thread) when `event` completes, queueing `frame`.
-    Result<void> notifyOnCompletion(cl_event event, uint64_t frame);
+    // Queues `frame` once `event` completes; events complete in the order given.
+    Result<void> notifyOnCompletion(const cl::Event& event, uint64_t frame);
 
     // Every completion queued so far; clears the eventfd.
     std::vector<Completion> take();
 
 private:
-    // What a callback touches. Each pending callback holds a reference: a runtime may
-    // call back after the queue is gone — clFinish waits for the commands, not for their
-    // callbacks (OpenCL 3.0, clSetEventCallback) — and then writes to this, not to
-    // freed memory.
+    struct Watched {
+        cl::Event event;
+        uint64_t frame;
+    };
+    // What the thread touches, alive as long as the thread is.
     struct Shared {
         UniqueFd event_fd;
         std::mutex mutex;
-        std::vector<Completion> pending;
-    };
-    struct CallbackContext {
-        std::shared_ptr<Shared> shared;
-        uint64_t frame;
+        std::condition_variable wake;
+        std::deque<Watched> watched;
+        std::vector<Completion> done;
+        bool stopping = false;
     };
 
-    static void CL_CALLBACK onEvent(cl_event event, cl_int status, void* user_data);
+    static void waitInTurn(std::shared_ptr<Shared> shared);
 
     std::shared_ptr<Shared> shared_;
 };

@@ -197,7 +197,7 @@ void Server::startFrame(uint64_t client_id, PendingFrame pending)
     pending.output->beginAccess(memory::ImportedBuffer::Access::Write);
     const uint64_t start_ns = monotonicNs();
     auto frame = pipeline::enqueueClientFrame(*pending.session, *pending.input, *pending.output, gpu_.queue());
-    Result<void> watched = frame ? completions_.notifyOnCompletion(frame->done(), pending.serial)
+    Result<void> watched = frame ? completions_.notifyOnCompletion(frame->done, pending.serial)
                                  : Result<void>(tl::unexpected(frame.error()));
     if (!watched) {
         // What was enqueued still runs; wait for it so the buffers outlive its use.

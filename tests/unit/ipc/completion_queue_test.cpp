@@ -1,7 +1,8 @@
-// GPU completions handed from the OpenCL runtime's callback thread to the event loop
+// GPU completions handed from the queue's waiting thread to the event loop
 // (ipc::CompletionQueue), with user events on PoCL standing in for a frame's last
-// command: the loop is woken once per completion, and a callback that comes after the
-// queue is gone (a daemon torn down with frames on the GPU) finds its state alive.
+// command: the loop is woken once per completion, in the order the frames were
+// watched, and a completion that comes after the queue is gone (a daemon torn down with
+// frames on the GPU) finds the state it writes to alive.
 #include <cerrno>
 #include <chrono>
 #include <thread>
@@ -39,7 +40,7 @@ TEST_CASE("a completion wakes the queue's fd and is taken once, with the frame a
     cl::UserEvent event(gpu->context(), &err);
     REQUIRE(err == CL_SUCCESS);
     ipc::CompletionQueue queue;
-    REQUIRE(queue.notifyOnCompletion(event(), 7));
+    REQUIRE(queue.notifyOnCompletion(event, 7));
     CHECK_FALSE(readable(queue.fd(), 50ms));
 
     REQUIRE(event.setStatus(CL_COMPLETE) == CL_SUCCESS);
@@ -52,7 +53,7 @@ TEST_CASE("a completion wakes the queue's fd and is taken once, with the frame a
     CHECK_FALSE(readable(queue.fd(), 0ms));
 }
 
-TEST_CASE("a callback that comes after the queue is destroyed finds what it writes to still there")
+TEST_CASE("a completion that comes after the queue is destroyed finds what it writes to still there")
 {
     auto gpu = test::openTestGpu();
     cl_int err = CL_SUCCESS;
@@ -62,15 +63,41 @@ TEST_CASE("a callback that comes after the queue is destroyed finds what it writ
     {
         ipc::CompletionQueue queue;
         event_fd = queue.fd();
-        REQUIRE(queue.notifyOnCompletion(event(), 9));
+        REQUIRE(queue.notifyOnCompletion(event, 9));
     }
-    // The pending callback holds the queue's state, its eventfd included.
+    // The thread waiting for the event holds the queue's state, its eventfd included.
     CHECK(isOpen(event_fd));
 
     REQUIRE(event.setStatus(CL_COMPLETE) == CL_SUCCESS);
-    // The callback ran (on a runtime thread), wrote, and let the state go with it.
+    // The thread saw it complete, wrote, and let the state go as it ended.
     const auto deadline = std::chrono::steady_clock::now() + 5s;
     while (isOpen(event_fd) && std::chrono::steady_clock::now() < deadline)
         std::this_thread::sleep_for(5ms);
     CHECK_FALSE(isOpen(event_fd));
+}
+
+TEST_CASE("frames are reported in the order they were watched, failed ones with their status")
+{
+    auto gpu = test::openTestGpu();
+    cl_int err = CL_SUCCESS;
+    cl::UserEvent first(gpu->context(), &err), second(gpu->context(), &err);
+    REQUIRE(err == CL_SUCCESS);
+    ipc::CompletionQueue queue;
+    REQUIRE(queue.notifyOnCompletion(first, 1));
+    REQUIRE(queue.notifyOnCompletion(second, 2));
+    REQUIRE(second.setStatus(CL_COMPLETE) == CL_SUCCESS);
+    CHECK_FALSE(readable(queue.fd(), 50ms)); // the first is still on the GPU
+    REQUIRE(first.setStatus(CL_OUT_OF_RESOURCES) == CL_SUCCESS);
+    std::vector<ipc::Completion> taken;
+    const auto deadline = std::chrono::steady_clock::now() + 5s;
+    while (taken.size() < 2 && std::chrono::steady_clock::now() < deadline)
+        if (readable(queue.fd(), 100ms))
+            for (const auto& completion : queue.take())
+                taken.push_back(completion);
+    REQUIRE(taken.size() == 2);
+    CHECK(taken[0].frame == 1);
+    CHECK(taken[0].execution_status == CL_OUT_OF_RESOURCES);
+    CHECK(taken[1].frame == 2);
+    CHECK(taken[1].execution_status == CL_COMPLETE);
+    CHECK(taken[0].callback_ns <= taken[1].callback_ns);
 }
