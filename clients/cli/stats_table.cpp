@@ -96,7 +96,20 @@ std::string latency(const json& session)
     return fmt::format("{}/{}/{}", p50, p99, max);
 }
 
-// {"host-ptr": 8, "khr-dmabuf": 2} as "host-ptr 8, khr-dmabuf 2".
+// {"host-ptr": 8, "khr-dmabuf": 2} as "host-ptr 8, khr-dmabuf 2"; "" for a key that is
+// not an object.
+std::string countsText(const json* counts)
+{
+    if (!counts || !counts->is_object())
+        return {};
+    std::string out;
+    for (const auto& [name, buffers] : counts->items())
+        out += fmt::format("{}{} {}", out.empty() ? "" : ", ", name, number(&buffers, 0));
+    return out;
+}
+
+// The buffers' import paths, then the kinds of fd they came as:
+// "host-ptr 6, khr-dmabuf 2 (dma-buf 8)".
 std::string importPaths(const json& client)
 {
     const json* paths = member(client, "import_paths");
@@ -104,10 +117,8 @@ std::string importPaths(const json& client)
         return missing;
     if (paths->empty())
         return "none";
-    std::string out;
-    for (const auto& [path, buffers] : paths->items())
-        out += fmt::format("{}{} {}", out.empty() ? "" : ", ", path, number(&buffers, 0));
-    return out;
+    const std::string kinds = countsText(member(client, "buffer_kinds"));
+    return countsText(paths) + (kinds.empty() ? "" : " (" + kinds + ")");
 }
 
 std::string uptime(const json& daemon)

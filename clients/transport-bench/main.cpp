@@ -117,6 +117,26 @@ struct Buffers {
     }
 };
 
+// Frames per second over `frames` frames, run in batches as large as the outputs:
+// `run(count)` runs one batch of `count` frames, frame i from input i mod 2 into output
+// i. The outputs are zeroed before and checked after each batch, outside the timing.
+template <typename RunBatch> double batchedThroughput(Buffers& buffers, int frames, RunBatch&& run)
+{
+    double seconds = 0;
+    for (int done = 0; done < frames;) {
+        const size_t count = std::min<size_t>(buffers.out.size(), size_t(frames - done));
+        for (size_t o = 0; o < count; ++o)
+            buffers.clear(o);
+        const auto start = Clock::now();
+        run(count);
+        seconds += std::chrono::duration<double>(Clock::now() - start).count();
+        for (size_t o = 0; o < count; ++o)
+            buffers.check(o % inputs, o);
+        done += int(count);
+    }
+    return frames / seconds;
+}
+
 // Where a daemon frame's time goes, in µs per frame (docs/benchmarks.md, "A frame's hops").
 struct Hops {
     std::vector<double> to_daemon;   // submit called → the daemon has the Submit (queued_ns)
@@ -197,15 +217,10 @@ public:
         return samples;
     }
 
-    // `in_flight` frames in flight, in batches over the outputs: frames per second.
+    // `in_flight` frames in flight: frames per second.
     double throughput(int frames)
     {
-        double seconds = 0;
-        for (int done = 0; done < frames;) {
-            const size_t count = std::min<size_t>(buffers_.out.size(), size_t(frames - done));
-            for (size_t o = 0; o < count; ++o)
-                buffers_.clear(o);
-            const auto start = Clock::now();
+        return batchedThroughput(buffers_, frames, [&](size_t count) {
             size_t submitted = 0, received = 0;
             while (received < count) {
                 if (submitted < count && submitted - received < in_flight) {
@@ -216,12 +231,7 @@ public:
                 next();
                 ++received;
             }
-            seconds += std::chrono::duration<double>(Clock::now() - start).count();
-            for (size_t o = 0; o < count; ++o)
-                buffers_.check(o % inputs, o);
-            done += int(count);
-        }
-        return frames / seconds;
+        });
     }
 
 private:
@@ -289,12 +299,7 @@ public:
 
     double throughput(int frames)
     {
-        double seconds = 0;
-        for (int done = 0; done < frames;) {
-            const size_t count = std::min<size_t>(buffers_.out.size(), size_t(frames - done));
-            for (size_t o = 0; o < count; ++o)
-                buffers_.clear(o);
-            const auto start = Clock::now();
+        return batchedThroughput(buffers_, frames, [&](size_t count) {
             std::deque<pipeline::ClientFrame> pending;
             for (size_t f = 0; f < count; ++f) {
                 if (pending.size() == in_flight) {
@@ -305,12 +310,7 @@ public:
             }
             for (auto& frame : pending)
                 wait(frame);
-            seconds += std::chrono::duration<double>(Clock::now() - start).count();
-            for (size_t o = 0; o < count; ++o)
-                buffers_.check(o % inputs, o);
-            done += int(count);
-        }
-        return frames / seconds;
+        });
     }
 
 private:

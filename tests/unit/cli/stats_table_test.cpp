@@ -17,7 +17,8 @@ const json full = json::parse(R"json({
   "clients": [
     {"name": "camera-preview", "id": 3, "class": "camera", "weight": 3, "pid": 1234,
      "uid": 1000, "gpu_share": 0.425, "frames_waiting": 2, "buffers": 8, "bytes": 3686400,
-     "import_paths": {"host-ptr": 6, "khr-dmabuf": 2},
+     "import_paths": {"host-ptr": 6, "khr-dmabuf": 2}, "buffer_kinds": {"dma-buf": 4, "memfd": 4},
+     "dma_buf_syncs": 400,
      "sessions": [{"id": 1, "pipeline": "edges", "recording": "khr",
                    "backpressure": "drop_oldest", "deadline_us": 33000,
                    "frames_done": 200, "frames_failed": 1, "frames_dropped": 4,
@@ -59,7 +60,7 @@ TEST_CASE("the daemon's summary gives version, device, uptime, budget and perf h
 TEST_CASE("a client's row gives its identity, class, GPU share, waiting frames and import paths")
 {
     const std::string row = lineWith(statsTable(full), "camera-preview  ");
-    CHECK(row == "camera-preview   3  camera       3  1234  1000      42.5%        2  host-ptr 6, khr-dmabuf 2");
+    CHECK(row == "camera-preview   3  camera       3  1234  1000      42.5%        2  host-ptr 6, khr-dmabuf 2 (dma-buf 4, memfd 4)");
 }
 
 TEST_CASE("a session's row gives its options, counts, rate, latency and overruns")
