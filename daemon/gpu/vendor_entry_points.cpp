@@ -29,6 +29,8 @@ VendorEntryPoints resolveVendorEntryPoints(cl_platform_id platform)
     FRAMECL_RESOLVE(clEnqueueCommandBufferKHR);
     FRAMECL_RESOLVE(clCommandNDRangeKernelKHR);
     FRAMECL_RESOLVE(clUpdateMutableCommandsKHR);
+    FRAMECL_RESOLVE(clEnqueueAcquireExternalMemObjectsKHR);
+    FRAMECL_RESOLVE(clEnqueueReleaseExternalMemObjectsKHR);
 #undef FRAMECL_RESOLVE
     return table;
 }

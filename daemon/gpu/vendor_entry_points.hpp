@@ -46,6 +46,11 @@ struct VendorEntryPoints {
     clEnqueueCommandBufferKHR_fn clEnqueueCommandBufferKHR = nullptr;
     clCommandNDRangeKernelKHR_fn clCommandNDRangeKernelKHR = nullptr;
     clUpdateMutableCommandsKHR_fn clUpdateMutableCommandsKHR = nullptr;
+
+    // cl_khr_external_memory: a buffer imported from a dma-buf is acquired before the
+    // commands that use it and released after them.
+    clEnqueueAcquireExternalMemObjectsKHR_fn clEnqueueAcquireExternalMemObjectsKHR = nullptr;
+    clEnqueueReleaseExternalMemObjectsKHR_fn clEnqueueReleaseExternalMemObjectsKHR = nullptr;
 };
 
 // Looks every extension entry up with clGetExtensionFunctionAddressForPlatform; the

@@ -100,8 +100,8 @@ Result<cl::Buffer> createKhrDmabuf(const gpu::GpuContext& gpu, int fd, uint64_t 
     const cl_mem_properties properties[] = {CL_EXTERNAL_MEMORY_HANDLE_DMA_BUF_KHR,
                                             cl_mem_properties(fd), 0};
     cl_int err = CL_SUCCESS;
-    cl_mem mem = clCreateBufferWithProperties(gpu.context()(), properties, CL_MEM_READ_WRITE, size,
-                                              nullptr, &err);
+    cl_mem mem = gpu.vendor().clCreateBufferWithProperties(gpu.context()(), properties, CL_MEM_READ_WRITE, size,
+                                                           nullptr, &err);
     if (err != CL_SUCCESS)
         return fail(gpu::clFailure("clCreateBufferWithProperties", err,
                                    "CL_EXTERNAL_MEMORY_HANDLE_DMA_BUF_KHR"));
@@ -243,6 +243,30 @@ Result<std::optional<cl::Event>> ImportedBuffer::enqueueDownload(const cl::Comma
     return cl::Event(event);
 }
 
+Result<std::optional<cl::Event>> ImportedBuffer::enqueueAcquire(const cl::CommandQueue& queue) const
+{
+    if (!acquire_)
+        return std::nullopt;
+    const cl_mem mem = mem_();
+    cl_event event = nullptr;
+    const cl_int err = acquire_(queue(), 1, &mem, 0, nullptr, &event);
+    if (err != CL_SUCCESS)
+        return fail(gpu::clFailure("clEnqueueAcquireExternalMemObjectsKHR", err, "a dma-buf imported by khr-dmabuf"));
+    return cl::Event(event);
+}
+
+Result<std::optional<cl::Event>> ImportedBuffer::enqueueRelease(const cl::CommandQueue& queue) const
+{
+    if (!release_)
+        return std::nullopt;
+    const cl_mem mem = mem_();
+    cl_event event = nullptr;
+    const cl_int err = release_(queue(), 1, &mem, 0, nullptr, &event);
+    if (err != CL_SUCCESS)
+        return fail(gpu::clFailure("clEnqueueReleaseExternalMemObjectsKHR", err, "a dma-buf imported by khr-dmabuf"));
+    return cl::Event(event);
+}
+
 // With qcom-dmabuf and khr-dmabuf the driver owns the import and its cache operations
 // (guide §7.7); with host-ptr and host-copy the runtime reaches a dma-buf through our
 // CPU mapping, which the exporter must be told about.
@@ -315,12 +339,18 @@ Result<std::shared_ptr<ImportedBuffer>> importBuffer(const gpu::GpuContext& gpu,
             refused(ImportPath::QcomDmabuf, mem.error().message);
         }
 
+        const gpu::VendorEntryPoints& vendor = gpu.vendor();
         if (!caps.khr_external_memory_dma_buf) {
             logger->debug("buffer import of {}: khr-dmabuf skipped: the device does not offer "
                           "cl_khr_external_memory_dma_buf",
                           what);
+        } else if (!vendor.clEnqueueAcquireExternalMemObjectsKHR || !vendor.clEnqueueReleaseExternalMemObjectsKHR) {
+            refused(ImportPath::KhrDmabuf, "the platform exports no clEnqueueAcquireExternalMemObjectsKHR or "
+                                           "clEnqueueReleaseExternalMemObjectsKHR");
         } else if (auto mem = createKhrDmabuf(gpu, raw_fd, info->size)) {
             unmapWhole(buffer->mapping_, info->size); // left by a refused qcom-dmabuf
+            buffer->acquire_ = vendor.clEnqueueAcquireExternalMemObjectsKHR;
+            buffer->release_ = vendor.clEnqueueReleaseExternalMemObjectsKHR;
             return chosen(ImportPath::KhrDmabuf, std::move(*mem));
         } else {
             refused(ImportPath::KhrDmabuf, mem.error().message);

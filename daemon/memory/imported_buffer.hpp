@@ -70,6 +70,13 @@ public:
     Result<std::optional<cl::Event>> enqueueUpload(const cl::CommandQueue& queue) const;
     Result<std::optional<cl::Event>> enqueueDownload(const cl::CommandQueue& queue) const;
 
+    // With khr-dmabuf, enqueue clEnqueueAcquireExternalMemObjectsKHR (before the first
+    // command of a frame that uses the buffer) or clEnqueueReleaseExternalMemObjectsKHR
+    // (after its last) and return its event: cl_khr_external_memory leaves a use without
+    // them undefined. Nothing is enqueued for the other paths.
+    Result<std::optional<cl::Event>> enqueueAcquire(const cl::CommandQueue& queue) const;
+    Result<std::optional<cl::Event>> enqueueRelease(const cl::CommandQueue& queue) const;
+
     // Brackets one frame's use of the buffer by the OpenCL runtime. For a dma-buf
     // imported through host-ptr, DMA_BUF_IOCTL_SYNC START/END (read for inputs, write
     // for outputs), since the runtime then touches it through the CPU mapping; the
@@ -90,6 +97,9 @@ private:
     ImportPath path_ = ImportPath::HostPtr;
     void* mapping_ = nullptr; // mmap of the whole buffer, or nullptr
     cl::Buffer mem_;
+    // The device's entry points, for khr-dmabuf; nullptr otherwise.
+    clEnqueueAcquireExternalMemObjectsKHR_fn acquire_ = nullptr;
+    clEnqueueReleaseExternalMemObjectsKHR_fn release_ = nullptr;
     mutable uint64_t cpu_syncs_ = 0; // counted by the const begin/endAccess, on the loop's thread
 };
 

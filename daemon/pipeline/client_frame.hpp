@@ -13,11 +13,12 @@ namespace framecl::pipeline {
 
 struct ClientFrame {
     EnqueuedFrame frame;
-    cl::Event done; // completes last: the output's copy back, or the frame's last dispatch
+    cl::Event done; // completes last: a release, the output's copy back, or the frame's last dispatch
 };
 
-// Enqueues the input's upload (if any), the session's frame, and the output's
-// download (if any) on the device's in-order queue. Returns at once. On an error,
+// Enqueues, on the device's in-order queue, the buffers' acquire (khr-dmabuf), the
+// input's upload (host-copy), the session's frame, the output's download (host-copy)
+// and the buffers' release (khr-dmabuf), each where the buffer's path needs it. Returns at once. On an error,
 // whatever was enqueued before it may still run.
 Result<ClientFrame> enqueueClientFrame(Session& session, const memory::ImportedBuffer& in,
                                        const memory::ImportedBuffer& out, const cl::CommandQueue& queue);
