@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdint>
+#include <map>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -30,18 +31,6 @@ framecl_session_options sessionOptions(std::string backpressure, double deadline
     // Rounded up, so that a deadline under a microsecond is not taken for none.
     options.deadline_us = uint32_t(std::min(std::ceil(deadline_ms * 1000.0), double(UINT32_MAX)));
     return options;
-}
-
-framecl_allocate_options bufferSource(std::string name)
-{
-    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-    if (name == "dma-heap")
-        return {FRAMECL_BUFFERS_DMA_HEAP, nullptr};
-    if (name == "vgem")
-        return {FRAMECL_BUFFERS_DRM, nullptr}; // libframecl's default DRM node is vgem's
-    if (name == "memfd")
-        return {FRAMECL_BUFFERS_MEMFD, nullptr};
-    return {FRAMECL_BUFFERS_AUTO, nullptr};
 }
 
 } // namespace
@@ -92,13 +81,16 @@ int main(int argc, char** argv)
                    "A frame not started this many milliseconds after framecld got it is dropped; 0: no deadline")
         ->capture_default_str()
         ->check(CLI::Range(0.0, max_deadline_ms));
-    std::string buffers = "auto";
-    app.add_option("--buffers", buffers,
+    settings.buffers = {FRAMECL_BUFFERS_AUTO, nullptr}; // vgem: libframecl's default DRM node is vgem's
+    const std::map<std::string, framecl_buffer_source> buffer_sources{{"auto", FRAMECL_BUFFERS_AUTO},
+                                                                     {"dma-heap", FRAMECL_BUFFERS_DMA_HEAP},
+                                                                     {"vgem", FRAMECL_BUFFERS_DRM},
+                                                                     {"memfd", FRAMECL_BUFFERS_MEMFD}};
+    app.add_option("--buffers", settings.buffers.source,
                    "Where the frame buffers come from: auto (the DMA-BUF heap /dev/dma_heap/system where there is "
-                   "one, else memfd), dma-heap, vgem (dumb buffers of the vgem DRM driver) or memfd; the report says "
-                   "which was used")
-        ->capture_default_str()
-        ->check(CLI::IsMember({"auto", "dma-heap", "vgem", "memfd"}, CLI::ignore_case));
+                   "one, else memfd; the default), dma-heap, vgem (dumb buffers of the vgem DRM driver) or memfd; "
+                   "the report says which was used")
+        ->transform(CLI::CheckedTransformer(buffer_sources, CLI::ignore_case));
     app.add_flag("--verify", settings.verify, "With the copy pipeline: check each output equals its input");
     app.add_flag("--json", json, "Print the summary as one JSON object");
     CLI11_PARSE(app, argc, argv);
@@ -115,7 +107,6 @@ int main(int argc, char** argv)
     }
     settings.input = frame->layout;
     settings.session_options = sessionOptions(backpressure, deadline_ms);
-    settings.buffers = bufferSource(buffers);
     daemon.timeout_ms = settings.timeout_ms;
     if (!dump_dir.empty()) {
         std::error_code ec;

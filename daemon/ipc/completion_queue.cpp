@@ -28,12 +28,11 @@ CompletionQueue::~CompletionQueue()
     shared_->wake.notify_one();
 }
 
-Result<void> CompletionQueue::notifyOnCompletion(const cl::Event& event, uint64_t frame)
+void CompletionQueue::notifyOnCompletion(const cl::Event& event, uint64_t frame)
 {
     std::lock_guard lock(shared_->mutex);
     shared_->watched.push_back({event, frame});
     shared_->wake.notify_one();
-    return {};
 }
 
 void CompletionQueue::waitInTurn(std::shared_ptr<Shared> shared)

@@ -17,7 +17,6 @@
 
 #include <CL/opencl.hpp>
 
-#include "base/result.hpp"
 #include "base/unique_fd.hpp"
 
 namespace framecl::ipc {
@@ -42,7 +41,7 @@ public:
     int fd() const { return shared_->event_fd.get(); }
 
     // Queues `frame` once `event` completes; events complete in the order given.
-    Result<void> notifyOnCompletion(const cl::Event& event, uint64_t frame);
+    void notifyOnCompletion(const cl::Event& event, uint64_t frame);
 
     // Every completion queued so far; clears the eventfd.
     std::vector<Completion> take();

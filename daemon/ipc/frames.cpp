@@ -197,16 +197,16 @@ void Server::startFrame(uint64_t client_id, PendingFrame pending)
     pending.output->beginAccess(memory::ImportedBuffer::Access::Write);
     const uint64_t start_ns = monotonicNs();
     auto frame = pipeline::enqueueClientFrame(*pending.session, *pending.input, *pending.output, gpu_.queue());
-    Result<void> watched = frame ? completions_.notifyOnCompletion(frame->done, pending.serial)
-                                 : Result<void>(tl::unexpected(frame.error()));
-    if (!watched) {
-        // What was enqueued still runs; wait for it so the buffers outlive its use.
+    if (!frame) {
+        // What was enqueued before the failure still runs; wait for it so the buffers
+        // outlive its use.
         gpu_.queue().finish();
         pending.input->endAccess(memory::ImportedBuffer::Access::Read);
         pending.output->endAccess(memory::ImportedBuffer::Access::Write);
-        endWaitingFrame(pending, wire::FrameStatus::Failed, watched.error().message);
+        endWaitingFrame(pending, wire::FrameStatus::Failed, frame.error().message);
         return;
     }
+    completions_.notifyOnCompletion(frame->done, pending.serial);
     // Guide §5.7: flush so the GPU starts now rather than when the queue fills.
     gpu_.queue().flush();
     perf_hint_.workStarted(std::chrono::steady_clock::now());

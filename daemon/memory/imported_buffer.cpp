@@ -245,25 +245,24 @@ Result<std::optional<cl::Event>> ImportedBuffer::enqueueDownload(const cl::Comma
 
 Result<std::optional<cl::Event>> ImportedBuffer::enqueueAcquire(const cl::CommandQueue& queue) const
 {
-    if (!acquire_)
-        return std::nullopt;
-    const cl_mem mem = mem_();
-    cl_event event = nullptr;
-    const cl_int err = acquire_(queue(), 1, &mem, 0, nullptr, &event);
-    if (err != CL_SUCCESS)
-        return fail(gpu::clFailure("clEnqueueAcquireExternalMemObjectsKHR", err, "a dma-buf imported by khr-dmabuf"));
-    return cl::Event(event);
+    return enqueueHandOff(acquire_, "clEnqueueAcquireExternalMemObjectsKHR", queue);
 }
 
 Result<std::optional<cl::Event>> ImportedBuffer::enqueueRelease(const cl::CommandQueue& queue) const
 {
-    if (!release_)
+    return enqueueHandOff(release_, "clEnqueueReleaseExternalMemObjectsKHR", queue);
+}
+
+Result<std::optional<cl::Event>> ImportedBuffer::enqueueHandOff(clEnqueueAcquireExternalMemObjectsKHR_fn enqueue,
+                                                               const char* call, const cl::CommandQueue& queue) const
+{
+    if (!enqueue)
         return std::nullopt;
     const cl_mem mem = mem_();
     cl_event event = nullptr;
-    const cl_int err = release_(queue(), 1, &mem, 0, nullptr, &event);
+    const cl_int err = enqueue(queue(), 1, &mem, 0, nullptr, &event);
     if (err != CL_SUCCESS)
-        return fail(gpu::clFailure("clEnqueueReleaseExternalMemObjectsKHR", err, "a dma-buf imported by khr-dmabuf"));
+        return fail(gpu::clFailure(call, err, "a dma-buf imported by khr-dmabuf"));
     return cl::Event(event);
 }
 

@@ -90,6 +90,9 @@ private:
                                                                 const framecl_frame_layout&, uint64_t);
     ImportedBuffer() = default;
     std::pair<uint64_t, uint64_t> layoutSpan() const; // offset and bytes a copy moves
+    // An acquire or a release (the two entry points share their signature).
+    Result<std::optional<cl::Event>> enqueueHandOff(clEnqueueAcquireExternalMemObjectsKHR_fn enqueue, const char* call,
+                                                    const cl::CommandQueue& queue) const;
 
     UniqueFd fd_;
     BufferFdInfo info_{};
