@@ -1,5 +1,6 @@
 #include "fd_passing.hpp"
 
+#include <array>
 #include <cerrno>
 #include <cstring>
 
@@ -40,9 +41,11 @@ Result<void> sendPacket(int socket, std::span<const uint8_t> bytes, std::span<co
 
 Result<Packet> receivePacket(int socket)
 {
+    // Every frame's Submit and Done pass through here: read into one buffer per thread
+    // and copy out the packet's length, rather than zero a fresh 64 KiB each time.
+    thread_local std::array<uint8_t, max_packet_bytes> scratch;
     Packet packet;
-    packet.bytes.resize(max_packet_bytes);
-    iovec iov{packet.bytes.data(), packet.bytes.size()};
+    iovec iov{scratch.data(), scratch.size()};
     alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * max_fds_per_packet)];
     msghdr message{};
     message.msg_iov = &iov;
@@ -55,7 +58,6 @@ Result<Packet> receivePacket(int socket)
         received = recvmsg(socket, &message, MSG_CMSG_CLOEXEC);
     while (received < 0 && errno == EINTR);
     if (received < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-        packet.bytes.clear();
         packet.none = true; // a wake-up with nothing behind it is not a broken connection
         return packet;
     }
@@ -79,11 +81,10 @@ Result<Packet> receivePacket(int socket)
     if (message.msg_flags & MSG_CTRUNC)
         return fail(fmt::format("more than {} fds in one packet", max_fds_per_packet));
     if (received == 0 && packet.fds.empty()) {
-        packet.bytes.clear();
         packet.closed = true;
         return packet;
     }
-    packet.bytes.resize(size_t(received));
+    packet.bytes.assign(scratch.begin(), scratch.begin() + received);
     return packet;
 }
 

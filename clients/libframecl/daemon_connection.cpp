@@ -203,7 +203,7 @@ Outcome<void> DaemonConnection::connectBufferSocket(Deadline deadline)
     // allowed_groups, an unknown token) with a reply whose result names no buffer (id 0),
     // and may close it before the packet above went out: read the reason even then.
     const auto reply =
-        receiveRegistrationReply(sent ? deadline : Deadline::after(std::chrono::milliseconds(0)));
+        receiveBindingReply(sent ? deadline : Deadline::after(std::chrono::milliseconds(0)));
     if (reply) {
         const auto* results =
             wire::GetEnvelope(reply->data())->message_as_RegisterBuffersReply()->results();
@@ -236,8 +236,39 @@ Outcome<void> DaemonConnection::send(std::span<const uint8_t> envelope)
     }
 }
 
+Outcome<void> DaemonConnection::sendFrame(std::span<const uint8_t> envelope)
+{
+    for (;;) {
+        if (::send(buffer_socket_.get(), envelope.data(), envelope.size(),
+                   MSG_NOSIGNAL | MSG_DONTWAIT) >= 0)
+            return {};
+        if (errno == EINTR) continue;
+        // The daemon's queue from this client is full: it is there but does not read.
+        if (errno == EAGAIN || errno == EWOULDBLOCK)
+            return failure(EAGAIN, "framecld is not reading its buffer socket; try again later");
+        return failure(daemon_gone, fmt::format("buffer socket: {}", std::strerror(errno)));
+    }
+}
+
 std::optional<std::vector<uint8_t>> DaemonConnection::receive()
 {
+    // Not yet connected while Hello waits for its Welcome.
+    for (int failed = 0; buffer_socket_.valid() && !buffer_socket_closed_ && failed < 2;) {
+        auto packet = protocol::receivePacket(buffer_socket_.get());
+        // A failed read is a packet cut short, ignored like any malformed message, or
+        // the ECONNRESET of a daemon that closed with a packet of ours unread, reported
+        // once before what it sent can still be read: either way, read on, a little.
+        if (!packet) {
+            ++failed;
+            continue;
+        }
+        if (packet->none) break;
+        if (packet->closed) {
+            buffer_socket_closed_ = true;
+            break;
+        }
+        return std::move(packet->bytes);
+    }
     if (!(messages_.get(zmq::sockopt::events) & ZMQ_POLLIN)) return std::nullopt;
     // Copied out of ZeroMQ: the Envelope then has an owner that outlives the message,
     // and a start aligned for its 64-bit fields.
@@ -265,7 +296,7 @@ Outcome<void> DaemonConnection::sendRegistration(std::span<const uint8_t> envelo
     return {};
 }
 
-Outcome<std::vector<uint8_t>> DaemonConnection::receiveRegistrationReply(Deadline deadline)
+Outcome<std::vector<uint8_t>> DaemonConnection::receiveBindingReply(Deadline deadline)
 {
     const int fd = buffer_socket_.get();
     for (;;) {
@@ -276,30 +307,23 @@ Outcome<std::vector<uint8_t>> DaemonConnection::receiveRegistrationReply(Deadlin
         auto packet = protocol::receivePacket(fd);
         if (packet && packet->closed)
             return failure(daemon_gone, "framecld closed its buffer socket");
-        // A failed read is a packet cut short, ignored like any malformed message, or
-        // the ECONNRESET of a peer that closed with our packet unread (framecld refusing
-        // the connection), reported once before what it sent can still be read.
+        // A failed read: see receive().
         if (!packet) continue;
         const wire::Envelope* reply = protocol::verifiedEnvelope(packet->bytes);
-        if (!reply) continue;
-        if (reply->message_type() == wire::Message::RegisterBuffersReply)
+        if (reply && reply->message_type() == wire::Message::RegisterBuffersReply)
             return std::move(packet->bytes);
-        if (const auto* error = reply->message_as_ErrorReply())
-            return failure(EINVAL, text(error->message()));
     }
 }
 
 bool DaemonConnection::alive()
 {
-    for (;;) {
-        pollfd entry{buffer_socket_.get(), POLLIN, 0};
-        if (poll(&entry, 1, 0) <= 0) return true;
-        if (entry.revents & (POLLHUP | POLLERR)) return false;
-        // The daemon sends nothing unasked on the buffer socket; whatever it is, it is
-        // read only to see whether it is the end of the connection.
-        auto packet = protocol::receivePacket(buffer_socket_.get());
-        if (packet && packet->closed) return false;
-    }
+    if (buffer_socket_closed_) return false;
+    // Peeked, not read: what the daemon sent is receive()'s. 0 bytes is the end of the
+    // connection; ECONNRESET a daemon that closed it with a packet of ours unread.
+    char byte;
+    const ssize_t peeked = recv(buffer_socket_.get(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (peeked == 0) return false;
+    return peeked > 0 || errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
 }
 
 void DaemonConnection::wait(Deadline deadline) const

@@ -1,8 +1,8 @@
 #pragma once
-// One connection to one running framecld: the ZeroMQ DEALER that carries requests,
-// replies and Dones, and the buffer socket that carries fds (docs/protocol.md, "A
-// client's life", steps 1 and 2). A daemon restart ends a connection; the client then
-// opens a new one (framecl_client.hpp).
+// One connection to one running framecld: the ZeroMQ DEALER that carries requests and
+// replies, and the buffer socket that carries fds and frames, Submit and Done
+// (docs/protocol.md, "A client's life"). A daemon restart ends a connection; the
+// client then opens a new one (framecl_client.hpp).
 
 #include "base/unique_fd.hpp"
 #include "deadline.hpp"
@@ -56,19 +56,20 @@ class DaemonConnection {
 
     // Queues one Envelope on the ZeroMQ socket without waiting.
     Outcome<void> send(std::span<const uint8_t> envelope);
-    // The next whole message the ZeroMQ socket holds (its last frame: a ROUTER peer
-    // may put an empty delimiter first), or nothing when ZMQ_EVENTS says none is left.
-    std::optional<std::vector<uint8_t>> receive();
-
+    // Sends a Submit on the buffer socket without waiting.
+    Outcome<void> sendFrame(std::span<const uint8_t> envelope);
     // Sends RegisterBuffers (one fd per registration, in order) on the buffer socket.
     Outcome<void> sendRegistration(std::span<const uint8_t> envelope, std::span<const int> fds,
                                    Deadline deadline);
-    // The next RegisterBuffersReply on the buffer socket, its Envelope bytes verified.
-    // An ErrorReply there is a Failure (EINVAL) with its text.
-    Outcome<std::vector<uint8_t>> receiveRegistrationReply(Deadline deadline);
+
+    // The next message from the daemon, or nothing when neither socket holds one: a
+    // packet of the buffer socket (a Done, a RegisterBuffersReply) first, else the
+    // next whole message of the ZeroMQ socket (its last frame: a ROUTER peer may put
+    // an empty delimiter first). Not verified.
+    std::optional<std::vector<uint8_t>> receive();
 
     // False once the daemon has closed the buffer socket, which it does only by going
-    // away. Does not wait.
+    // away; packets it sent before may still be there for receive(). Does not wait.
     bool alive();
     // Waits until either socket may need attention, or the deadline.
     void wait(Deadline deadline) const;
@@ -84,10 +85,14 @@ class DaemonConnection {
     Outcome<DaemonInfo> hello(const std::string& socket_path, const std::string& client_name,
                               Deadline deadline, int timeout_ms);
     Outcome<void> connectBufferSocket(Deadline deadline);
+    // The reply to the binding RegisterBuffers, its Envelope bytes verified. No frame
+    // can be in flight yet, so nothing else arrives before it.
+    Outcome<std::vector<uint8_t>> receiveBindingReply(Deadline deadline);
 
     zmq::socket_t messages_;
     int message_fd_ = -1;
     UniqueFd buffer_socket_;
+    bool buffer_socket_closed_ = false; // read to its end: the daemon closed it
     DaemonInfo daemon_;
 };
 

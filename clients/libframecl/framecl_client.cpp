@@ -138,8 +138,10 @@ void framecl_client::checkConnection()
 {
     if (!connection_) return;
     // Dones that arrived before the daemon died are reported before the lost frames.
-    drainMessages(*connection_, 0);
-    if (!connection_->alive()) noticeLoss();
+    drainMessages(*connection_, {});
+    if (connection_->alive()) return;
+    drainMessages(*connection_, {});
+    noticeLoss();
 }
 
 void framecl_client::noticeLoss()
@@ -205,8 +207,16 @@ Outcome<framecl_client::Reply> framecl_client::request(Connection& connection,
                                                        uint32_t request_id, Deadline deadline)
 {
     if (auto sent = connection.send(envelope); !sent) return tl::unexpected(sent.error());
+    // An ErrorReply with request_id 0 is about a message the daemon could not read or
+    // place: with one request outstanding at a time, this one. Replies to requests given
+    // up on are dropped.
+    const auto answers = [request_id](const framecl::wire::Envelope& envelope) {
+        const std::optional<uint32_t> id = replyRequestId(envelope);
+        return id == request_id ||
+               (envelope.message_type() == framecl::wire::Message::ErrorReply && id == 0u);
+    };
     for (;;) {
-        if (auto reply = drainMessages(connection, request_id)) {
+        if (auto reply = drainMessages(connection, answers)) {
             if (const auto* error =
                     framecl::wire::GetEnvelope(reply->data())->message_as_ErrorReply())
                 return failure(EINVAL, text(error->message()));
@@ -227,24 +237,16 @@ uint32_t framecl_client::nextRequestId()
     return next_request_id_++;
 }
 
-std::optional<framecl_client::Reply> framecl_client::drainMessages(Connection& connection,
-                                                                   uint32_t awaited_request)
+std::optional<framecl_client::Reply>
+framecl_client::drainMessages(Connection& connection, const Awaited& awaited)
 {
     std::optional<Reply> reply;
     while (auto bytes = connection.receive()) {
         const framecl::wire::Envelope* envelope = framecl::protocol::verifiedEnvelope(*bytes);
         if (!envelope) continue; // malformed: ignored
-        if (const auto* done = envelope->message_as_Done()) {
+        if (const auto* done = envelope->message_as_Done())
             queueDone(*done);
-            continue;
-        }
-        // An ErrorReply with request_id 0 is about a message the daemon could not read
-        // or place: with one request outstanding at a time, that request. Replies to
-        // requests given up on are dropped.
-        const std::optional<uint32_t> id = replyRequestId(*envelope);
-        const bool unplaced =
-            envelope->message_type() == framecl::wire::Message::ErrorReply && id == 0u;
-        if (awaited_request && !reply && (id == awaited_request || unplaced))
+        else if (awaited && !reply && awaited(*envelope))
             reply = std::move(*bytes);
     }
     updatePending();
@@ -265,7 +267,7 @@ void framecl_client::queueDone(const framecl::wire::Done& done)
 
 void framecl_client::updatePending()
 {
-    // framecl_fd() must stay readable while dones wait here: ZMQ_FD will not signal
+    // framecl_fd() must stay readable while dones wait here: neither socket signals
     // again for messages this library has already read.
     const bool waiting = !dones_.empty();
     if (waiting == pending_signalled_) return;
@@ -287,20 +289,30 @@ framecl_client::registerOnDaemon(Connection& connection,
             registerBuffersMessage(builder, connection.daemon().token, buffers), fds, deadline);
         !sent)
         return tl::unexpected(sent.error());
+    // The reply to a registration that timed out earlier may still arrive first: only
+    // the one that names these buffers answers this packet. One naming id 0, which the
+    // library never gives, is framecld refusing a whole packet. Dones come meanwhile.
+    const auto answers = [&](const framecl::wire::Envelope& envelope) {
+        const auto* reply = envelope.message_as_RegisterBuffersReply();
+        if (!reply || !reply->results()) return false;
+        return std::any_of(reply->results()->begin(), reply->results()->end(), [&](const auto* result) {
+            return (result->id() == 0 && result->error()) || result->id() == buffers.front().id;
+        });
+    };
     for (;;) {
-        auto reply = connection.receiveRegistrationReply(deadline);
-        if (!reply) return reply;
-        // The reply to a registration that timed out earlier may still arrive first:
-        // only the one that names these buffers answers this packet. One naming id 0,
-        // which the library never gives, is framecld refusing a whole packet.
-        const auto* results =
-            framecl::wire::GetEnvelope(reply->data())->message_as_RegisterBuffersReply()->results();
-        if (!results) continue;
-        for (const auto* result : *results) {
-            if (result->id() == 0 && result->error())
-                return failure(EINVAL, result->error()->str());
-            if (result->id() == buffers.front().id) return reply;
+        if (auto reply = drainMessages(connection, answers)) {
+            for (const auto* result : *framecl::wire::GetEnvelope(reply->data())
+                                           ->message_as_RegisterBuffersReply()
+                                           ->results())
+                if (result->id() == 0 && result->error())
+                    return failure(EINVAL, result->error()->str());
+            return std::move(*reply);
         }
+        if (!connection.alive()) return failure(daemon_gone, "framecld closed its buffer socket");
+        if (deadline.expired())
+            return failure(ETIMEDOUT, fmt::format("no answer from framecld on its buffer socket {}",
+                                                  connection.daemon().buffer_socket));
+        connection.wait(deadline);
     }
 }
 
@@ -427,13 +439,10 @@ int framecl_client::submit(uint32_t session_id, uint32_t input_buffer, uint32_t 
                 fmt::format("session {} could not be opened again after framecld restarted: {}",
                             session_id, session->second.reopen_error));
         flatbuffers::FlatBufferBuilder builder;
-        auto sent = connection.send(
+        auto sent = connection.sendFrame(
             submitMessage(builder, *daemon_session, input_buffer, output_buffer, sequence));
         if (!sent) return sent;
         in_flight_.push_back({session_id, *daemon_session, sequence});
-        // Sending lets ZeroMQ consume the ZMQ_FD signal of messages already waiting:
-        // read them now, or framecl_fd() would not wake up for them.
-        drainMessages(connection, 0);
         return {};
     });
 }

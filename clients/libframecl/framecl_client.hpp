@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -113,9 +114,12 @@ struct framecl_client {
                                                uint32_t request_id,
                                                framecl::clientlib::Deadline deadline);
     uint32_t nextRequestId();
-    // Reads every message the ZeroMQ socket holds, which re-arms its edge-triggered fd.
-    // Dones are queued; the reply to `awaited_request` (0: none) is returned.
-    std::optional<Reply> drainMessages(Connection& connection, uint32_t awaited_request);
+    // Which message a caller waits for, besides the Dones every drain queues.
+    using Awaited = std::function<bool(const framecl::wire::Envelope&)>;
+    // Reads every message both sockets hold (which re-arms ZeroMQ's edge-triggered
+    // fd). Dones are queued; the first message `awaited` (may be empty) accepts is
+    // returned.
+    std::optional<Reply> drainMessages(Connection& connection, const Awaited& awaited);
     void queueDone(const framecl::wire::Done& done);
     // Keeps the pending-dones eventfd readable exactly while dones are queued.
     void updatePending();

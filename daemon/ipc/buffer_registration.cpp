@@ -1,5 +1,5 @@
-// The buffer socket: who may connect, which client a connection belongs to, and
-// RegisterBuffers with its fds.
+// The buffer socket: who may connect, which client a connection belongs to,
+// RegisterBuffers with its fds, and the frames' Submits (frames.cpp answers them).
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -152,9 +152,16 @@ void Server::onBufferPacket(int fd)
     }
 
     const wire::Envelope* envelope = protocol::verifiedEnvelope(packet->bytes);
+    if (const wire::Submit* submit = envelope ? envelope->message_as_Submit() : nullptr) {
+        if (ClientState* client = clientByConnection(fd))
+            onSubmit(*client, *submit); // fds sent with it close with the packet
+        else
+            refuseBufferConnection(fd, "bind the connection first: RegisterBuffers with the Welcome's token");
+        return;
+    }
     const wire::RegisterBuffers* request = envelope ? envelope->message_as_RegisterBuffers() : nullptr;
     if (!request || !request->token()) {
-        refuseBufferConnection(fd, "the buffer socket takes RegisterBuffers messages with a token only");
+        refuseBufferConnection(fd, "the buffer socket takes RegisterBuffers messages with a token, and Submits");
         return; // the fds in the packet close with it
     }
     if (auto valid = checkClientText(request->token()->string_view(), "RegisterBuffers.token", max_client_string_bytes);

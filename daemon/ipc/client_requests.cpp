@@ -253,6 +253,7 @@ std::string Server::statsJson() const
                       {"import_paths", import_paths},
                       {"buffer_kinds", buffer_kinds},
                       {"dma_buf_syncs", cpu_syncs},
+                      {"dones_unsent", client.dones_unsent},
                       {"sessions", sessions}};
         if (client.peer) {
             entry["pid"] = client.peer->pid;

@@ -34,6 +34,7 @@ struct SessionState {
     SessionCounters counters;
     FrameMetrics metrics;
     uint32_t in_flight = 0; // accepted and not yet done: waiting or on the GPU
+    uint64_t last_gpu_ns = 0; // GPU time of its last frame that ran; 0: none yet
 };
 
 // A Submit of a `block` session that came while its client was at its limit: it is
@@ -63,6 +64,7 @@ struct ClientState {
     uint32_t in_flight = 0; // accepted and not yet done, over all its sessions
     std::deque<HeldSubmit> held;
     uint64_t gpu_ns = 0; // GPU time of its frames so far
+    uint64_t dones_unsent = 0; // dropped because its buffer socket was full: it does not read
     std::chrono::steady_clock::time_point last_seen;
 };
 

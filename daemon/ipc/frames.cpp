@@ -2,9 +2,12 @@
 // Exactly one Done per Submit: refused at once, dropped while waiting, failed, or
 // completed. Only this thread (the service loop's) touches the command queue.
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <ctime>
 #include <thread>
 
+#include <sys/socket.h>
 #include <sys/timerfd.h>
 
 #include <fmt/format.h>
@@ -18,10 +21,19 @@
 namespace framecl::ipc {
 namespace {
 
-// Frames on the GPU at once. With one, the fair queue picks every next frame knowing
-// what the previous one cost, and a frame waits behind at most one frame of another
-// client; the gap between two frames is one completion callback and one enqueue.
-constexpr size_t frames_on_gpu = 1;
+// Frames on the GPU at once. One, mostly: the fair queue then picks every next frame
+// knowing what the previous one cost, and a frame waits behind at most one frame of
+// another client. But between two frames the GPU would idle for as long as the host
+// takes to hear of the first one's end (on the H100 machine some 180 µs, longer than
+// a 640x480 frame's work): while one client alone has frames waiting, its next frame
+// may wait in the GPU's queue behind its running one, if that session's last frame
+// was short (`short_frame_ns`, or gpu.kernel_budget_ms if less). Another client's frame
+// that arrives then waits at most that much longer, and is chosen next: nothing joins
+// the queue while another client waits.
+constexpr size_t max_frames_on_gpu = 2;
+// Short enough to delay nobody noticeably; a longer frame loses less than a fifth of
+// its throughput to the gap, so queueing it would buy little.
+constexpr uint64_t short_frame_ns = 1'000'000;
 
 // `framecl trace` windows recording at once, over all clients.
 constexpr size_t max_open_traces = 4;
@@ -48,7 +60,7 @@ uint64_t gpuEndNs(const cl::Event& last, uint64_t enqueued_ns)
 
 } // namespace
 
-void Server::sendDone(const std::string& identity, uint32_t session, uint64_t sequence, const DoneFields& done)
+void Server::sendDone(ClientState& client, uint32_t session, uint64_t sequence, const DoneFields& done)
 {
     flatbuffers::FlatBufferBuilder builder;
     std::vector<flatbuffers::Offset<wire::StageTime>> stages;
@@ -57,7 +69,19 @@ void Server::sendDone(const std::string& identity, uint32_t session, uint64_t se
     auto message = wire::CreateDoneDirect(builder, session, sequence, done.status,
                                           done.error.empty() ? nullptr : done.error.c_str(), done.queued_ns,
                                           done.start_ns, done.end_ns, &stages, done.gpu_end_ns, done.callback_ns);
-    send(identity, protocol::finishEnvelope(builder, message));
+    const auto bytes = protocol::finishEnvelope(builder, message);
+    // On the buffer socket, where the Submit came: one wake-up of the client. Only a
+    // bound client has frames, so the connection is there. Never waits: a client whose
+    // socket holds hundreds of unread Dones has stopped reading, and loses the next.
+    if (::send(client.buffer_connection.get(), bytes.data(), bytes.size(), MSG_NOSIGNAL | MSG_DONTWAIT) >= 0)
+        return;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) {
+        if (client.dones_unsent++ == 0)
+            log::get("ipc")->warn("client '{}' does not read its buffer socket: its Dones are dropped", client.name);
+    } else {
+        // The client is gone: the loop sees its connection close and drops it.
+        log::get("ipc")->debug("client '{}': Done not sent: {}", client.name, std::strerror(errno));
+    }
 }
 
 void Server::onSubmit(ClientState& client, const wire::Submit& submit)
@@ -66,7 +90,7 @@ void Server::onSubmit(ClientState& client, const wire::Submit& submit)
                             monotonicNs()};
     auto frame = acceptFrame(client, fields);
     if (!frame) {
-        sendDone(client.identity, fields.session, fields.sequence,
+        sendDone(client, fields.session, fields.sequence,
                  {frame.error().status, frame.error().error, fields.queued_ns, 0, monotonicNs(), {}});
         return;
     }
@@ -114,7 +138,7 @@ void Server::applyBackpressure(ClientState& client, SessionState& state, const H
     const uint32_t limit = config_.limits.max_inflight_per_client;
     const auto busy = [&](const std::string& why) {
         ++state.counters.busy;
-        sendDone(client.identity, submit.session, submit.sequence,
+        sendDone(client, submit.session, submit.sequence,
                  {wire::FrameStatus::Busy, why, submit.queued_ns, 0, monotonicNs(), {}});
     };
     switch (state.backpressure) {
@@ -165,7 +189,7 @@ void Server::admitHeld(ClientState& client)
         client.held.pop_front();
         auto frame = acceptFrame(client, submit);
         if (!frame) {
-            sendDone(client.identity, submit.session, submit.sequence,
+            sendDone(client, submit.session, submit.sequence,
                      {frame.error().status, frame.error().error, submit.queued_ns, 0, monotonicNs(), {}});
             continue;
         }
@@ -181,14 +205,35 @@ void Server::schedule()
         // the client's held Submits take it first, in the order they came.
         for (auto& [token, client] : clients_)
             admitHeld(client);
-        if (in_flight_.size() >= frames_on_gpu)
+        if (in_flight_.size() >= max_frames_on_gpu)
             break;
-        auto next = fair_queue_.next([](uint64_t) { return true; });
+        std::optional<std::pair<uint64_t, PendingFrame>> next;
+        if (in_flight_.empty())
+            next = fair_queue_.next([](uint64_t) { return true; });
+        else if (const uint64_t running = in_flight_.begin()->second.client_id; mayQueueBehind(running))
+            next = fair_queue_.next([running](uint64_t id) { return id == running; });
         if (!next)
             break;
         startFrame(next->first, std::move(next->second));
     }
     armSchedulerTimer();
+}
+
+bool Server::mayQueueBehind(uint64_t client_id)
+{
+    const std::deque<PendingFrame>* waiting = fair_queue_.waiting(client_id);
+    const ClientState* client = waiting && !waiting->empty() ? clientByToken(waiting->front().token) : nullptr;
+    if (!client)
+        return false;
+    for (const auto& [token, other] : clients_) {
+        const std::deque<PendingFrame>* others = fair_queue_.waiting(other.id);
+        if (other.id != client_id && ((others && !others->empty()) || !other.held.empty()))
+            return false;
+    }
+    const auto state = client->sessions.find(waiting->front().session_id);
+    const double limit_ns = std::min(double(short_frame_ns), config_.gpu.kernel_budget_ms * 1e6);
+    return state != client->sessions.end() && state->second.last_gpu_ns > 0 &&
+           double(state->second.last_gpu_ns) <= limit_ns;
 }
 
 void Server::startFrame(uint64_t client_id, PendingFrame pending)
@@ -243,7 +288,7 @@ void Server::endWaitingFrame(const PendingFrame& frame, wire::FrameStatus status
         --state->second.in_flight;
         ++(status == wire::FrameStatus::Dropped ? state->second.counters.dropped : state->second.counters.failed);
     }
-    sendDone(client->identity, frame.session_id, frame.sequence, {status, error, frame.queued_ns, 0, monotonicNs(), {}});
+    sendDone(*client, frame.session_id, frame.sequence, {status, error, frame.queued_ns, 0, monotonicNs(), {}});
 }
 
 void Server::onCompletions()
@@ -265,7 +310,9 @@ void Server::completeFrame(const Completion& completion)
     pending.output->endAccess(memory::ImportedBuffer::Access::Write);
 
     const uint64_t end_ns = monotonicNs();
-    const uint64_t wall_ns = end_ns - frame.start_ns;
+    // From when the GPU could take it: a frame queued behind another waited for it first.
+    const uint64_t wall_ns = end_ns - std::max(frame.start_ns, gpu_free_ns_);
+    gpu_free_ns_ = end_ns;
     DoneFields done{wire::FrameStatus::Ok, {}, pending.queued_ns, frame.start_ns, end_ns, {},
                     gpuEndNs(frame.done, frame.start_ns), completion.callback_ns};
     uint64_t gpu_ns = wall_ns;
@@ -275,8 +322,8 @@ void Server::completeFrame(const Completion& completion)
     } else {
         done.stages = pending.session->stageTimes(frame.frame);
         pending.session->frameCompleted(frame.frame, wall_ns);
-        // Without profiling (a recording whose event carries none) the frame's time
-        // from enqueue to completion stands in: only one frame is on the GPU at once.
+        // Without profiling (a recording whose event carries none) the frame's time on
+        // the GPU's queue stands in.
         if (const uint64_t profiled = pending.session->gpuNs(frame.frame))
             gpu_ns = profiled;
     }
@@ -292,10 +339,11 @@ void Server::completeFrame(const Completion& completion)
             SessionState& session = state->second;
             --session.in_flight;
             ++(done.status == wire::FrameStatus::Ok ? session.counters.done : session.counters.failed);
+            session.last_gpu_ns = gpu_ns;
             if (done.status == wire::FrameStatus::Ok)
                 session.metrics.add(end_ns, end_ns - pending.queued_ns);
         }
-        sendDone(client->identity, pending.session_id, pending.sequence, done);
+        sendDone(*client, pending.session_id, pending.sequence, done);
     } // else it went away; its buffers go now, with `frame`
     schedule();
 }

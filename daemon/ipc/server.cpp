@@ -332,9 +332,6 @@ void Server::handleMessage(const std::string& identity, std::span<const uint8_t>
         return;
     }
     switch (envelope->message_type()) {
-    case wire::Message::Submit:
-        onSubmit(*client, *envelope->message_as_Submit());
-        break;
     case wire::Message::OpenSession:
         onOpenSession(*client, *envelope->message_as_OpenSession());
         break;
@@ -352,6 +349,9 @@ void Server::handleMessage(const std::string& identity, std::span<const uint8_t>
         break;
     case wire::Message::Goodbye:
         dropClient(client->token, false);
+        break;
+    case wire::Message::Submit:
+        sendError(identity, 0, "Submit goes on the buffer socket, not the ZeroMQ socket (protocol version 2)");
         break;
     default:
         sendError(identity, 0,

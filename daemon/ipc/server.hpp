@@ -124,15 +124,20 @@ private:
     void onStats(ClientState& client, const wire::StatsRequest& request);
     void onTrace(ClientState& client, const wire::TraceRequest& request);
     void onSubmit(ClientState& client, const wire::Submit& submit);
-    void sendDone(const std::string& identity, uint32_t session, uint64_t sequence, const DoneFields& done);
+    void sendDone(ClientState& client, uint32_t session, uint64_t sequence, const DoneFields& done);
 
-    // The scheduler (frames.cpp): every client's frames wait in the fair queue; at most
-    // `frames_on_gpu` of them are on the GPU, so the next one is chosen when one ends.
+    // The scheduler (frames.cpp): every client's frames wait in the fair queue; one is on
+    // the GPU (and, while its client alone has frames waiting, a short one behind it),
+    // so the next one is chosen when one ends.
     tl::expected<PendingFrame, Refusal> acceptFrame(ClientState& client, const HeldSubmit& submit);
     void applyBackpressure(ClientState& client, SessionState& state, const HeldSubmit& submit, PendingFrame frame);
     void queueFrame(ClientState& client, SessionState& state, PendingFrame frame);
     void admitHeld(ClientState& client);
     void schedule();
+    // Whether the next waiting frame of `client_id`, whose frame is on the GPU, may
+    // join it there: no other client has frames waiting, and its session's last frame
+    // was short (1 ms, or gpu.kernel_budget_ms if less).
+    bool mayQueueBehind(uint64_t client_id);
     void startFrame(uint64_t client_id, PendingFrame pending);
     void expireWaitingFrames(uint64_t now_ns);
     // Done for a frame that never reached the GPU, with its client's counts.
@@ -196,6 +201,7 @@ private:
     CompletionQueue completions_;
     scheduler::FairQueue<PendingFrame> fair_queue_;
     std::map<uint64_t, InFlightFrame> in_flight_; // on the GPU, by serial
+    uint64_t gpu_free_ns_ = 0; // when the last frame on the GPU was seen to end
     uint64_t next_frame_serial_ = 1;
     uint64_t next_client_id_ = 1;
     scheduler::PerfHintSwitch perf_hint_;

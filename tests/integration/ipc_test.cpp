@@ -161,7 +161,7 @@ TEST_CASE("malformed and out-of-place messages get an error reply and the daemon
     CHECK(contains(text, "malformed message"));
 
     flatbuffers::FlatBufferBuilder builder;
-    auto hello = framecl::protocol::finishEnvelope(builder, wire::CreateHelloDirect(builder, 1, "raw"));
+    auto hello = framecl::protocol::finishEnvelope(builder, wire::CreateHelloDirect(builder, framecl::protocol::protocol_version, "raw"));
     const std::vector<uint8_t> truncated(hello.begin(), hello.begin() + long(hello.size() / 2));
     std::tie(type, text) = roundTrip(truncated);
     CHECK(type == wire::Message::ErrorReply);
@@ -176,7 +176,7 @@ TEST_CASE("malformed and out-of-place messages get an error reply and the daemon
     auto old_hello = framecl::protocol::finishEnvelope(old_builder, wire::CreateHelloDirect(old_builder, 7, "old"));
     std::tie(type, text) = roundTrip(old_hello);
     CHECK(type == wire::Message::ErrorReply);
-    CHECK(contains(text, "protocol version 7 is not supported; this framecld speaks version 1"));
+    CHECK(contains(text, "protocol version 7 is not supported; this framecld speaks version 2"));
 
     std::tie(type, text) = roundTrip(hello);
     REQUIRE(type == wire::Message::Welcome);
@@ -186,6 +186,9 @@ TEST_CASE("malformed and out-of-place messages get an error reply and the daemon
     CHECK(contains(text, "bind the buffer socket first"));
     raw.bind(token);
     std::tie(type, text) = roundTrip(submit);
+    CHECK(type == wire::Message::ErrorReply);
+    CHECK(contains(text, "Submit goes on the buffer socket"));
+    std::tie(type, text) = raw.frameRoundTrip(submit);
     REQUIRE(type == wire::Message::Done);
     const wire::Done* done =
         framecl::protocol::verifiedEnvelope({reinterpret_cast<const uint8_t*>(text.data()), text.size()})
@@ -201,7 +204,7 @@ TEST_CASE("malformed and out-of-place messages get an error reply and the daemon
         open_builder, wire::CreateOpenSession(open_builder, 1, open_builder.CreateString("copy"), input));
     std::tie(type, text) = roundTrip(open);
     REQUIRE(type == wire::Message::SessionOpened);
-    std::tie(type, text) = roundTrip(submit);
+    std::tie(type, text) = raw.frameRoundTrip(submit);
     REQUIRE(type == wire::Message::Done);
     done = framecl::protocol::verifiedEnvelope({reinterpret_cast<const uint8_t*>(text.data()), text.size()})
                ->message_as_Done();

@@ -144,6 +144,48 @@ TEST_CASE("a client name that is not UTF-8 or too long is refused at Hello, and 
     CHECK(alive(daemon.pid()));
 }
 
+TEST_CASE("a client that never reads its Dones loses them, counted, and the daemon keeps serving the others")
+{
+    RunningDaemon daemon(luma_pipeline);
+    Client good = connectTo(daemon, "good");
+    RawClient deaf(daemon);
+    deaf.bind(deaf.hello("deaf"));
+    // Each Submit names no session, so its Done (Failed) goes out at once; none is read.
+    // More than a Unix socket queues: the daemon must drop, not wait for, the rest.
+    constexpr int submits = 3000;
+    flatbuffers::FlatBufferBuilder builder;
+    const auto submit = framecl::protocol::finishEnvelope(builder, wire::CreateSubmit(builder, 1, 1, 2, 0));
+    for (int i = 0; i < submits; ++i)
+        deaf.sendFrame(submit);
+
+    // Whether the daemon read them all yet is seen in its stats: poll until the count settles.
+    uint64_t unsent = 0;
+    for (auto deadline = std::chrono::steady_clock::now() + 30s; std::chrono::steady_clock::now() < deadline;) {
+        const auto now = stats(good);
+        for (const auto& client : now["clients"])
+            if (client["name"] == "deaf")
+                unsent = client["dones_unsent"];
+        if (unsent > 0)
+            break;
+        std::this_thread::sleep_for(50ms);
+    }
+    CHECK(unsent > 0);
+    CHECK(unsent < uint64_t(submits));
+    CHECK(contains(daemon.log(), "client 'deaf' does not read its buffer socket: its Dones are dropped"));
+
+    // The daemon's loop never blocked on the deaf client: a frame of another goes through.
+    uint64_t size = 0;
+    const auto layout = packed(DRM_FORMAT_ABGR8888, 16, 8, &size);
+    uint32_t session = 0;
+    REQUIRE(framecl_open_session(good, "luma", DRM_FORMAT_ABGR8888, 16, 8, nullptr, 0, &session, nullptr) == 0);
+    framecl::UniqueFd in_fd, out_fd;
+    const uint32_t in = registerMemfd(good, layout, size, in_fd);
+    const uint32_t out = registerMemfd(good, packed(DRM_FORMAT_R8, 16, 8), 16 * 8, out_fd);
+    REQUIRE(framecl_submit(good, session, in, out, 1) == 0);
+    CHECK(nextDone(good).status == FRAMECL_FRAME_OK);
+    CHECK(alive(daemon.pid()));
+}
+
 TEST_CASE("a second framecld on the same sockets refuses to start and leaves the first one serving")
 {
     RunningDaemon daemon(luma_pipeline);

@@ -66,6 +66,8 @@ public:
     void bind(const std::string& token)
     {
         buffer_socket_.reset(socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
+        const timeval patience{20, 0}; // as the DEALER's: a reply that never comes fails the test
+        setsockopt(buffer_socket_.get(), SOL_SOCKET, SO_RCVTIMEO, &patience, sizeof patience);
         sockaddr_un address{};
         address.sun_family = AF_UNIX;
         std::strncpy(address.sun_path, buffer_socket_path_.c_str(), sizeof address.sun_path - 1);
@@ -80,6 +82,22 @@ public:
         const wire::Envelope* envelope = protocol::verifiedEnvelope(reply->bytes);
         REQUIRE(envelope);
         REQUIRE(envelope->message_type() == wire::Message::RegisterBuffersReply);
+    }
+
+    // Sends `bytes` as one packet on the bound buffer socket, reading nothing.
+    void sendFrame(std::span<const uint8_t> bytes) { REQUIRE(protocol::sendPacket(buffer_socket_.get(), bytes)); }
+
+    // Sends `bytes` as one packet on the bound buffer socket and returns the packet that
+    // answers it: its type and bytes.
+    std::pair<wire::Message, std::string> frameRoundTrip(std::span<const uint8_t> bytes)
+    {
+        sendFrame(bytes);
+        auto reply = protocol::receivePacket(buffer_socket_.get());
+        REQUIRE(reply);
+        REQUIRE_FALSE(reply->closed);
+        const wire::Envelope* envelope = protocol::verifiedEnvelope(reply->bytes);
+        REQUIRE(envelope);
+        return {envelope->message_type(), std::string(reply->bytes.begin(), reply->bytes.end())};
     }
 
     static const wire::Envelope* envelopeOf(const std::string& bytes)

@@ -186,3 +186,108 @@ TEST_CASE("a frame that fails as it starts ends failed, and the Submits held beh
     CHECK(counters["frames_in_flight"] == 0);
     CHECK(after["clients"][0]["frames_waiting"] == 0);
 }
+
+TEST_CASE("a short frame of the only client waiting queues on the GPU behind its running one; else it waits its turn")
+{
+    // budget 8 ms: a 64x48 copy takes far less, so the second frame joins the first on
+    // the GPU's queue. budget 1 µs: the copy took longer, and the frame waits in the
+    // daemon. A rival client with a frame waiting: it goes first, and nothing queues.
+    struct Case {
+        std::string budget;
+        bool rival;
+        bool on_gpu;
+    };
+    for (const Case& test : {Case{"8.0", false, true}, Case{"0.001", false, false}, Case{"8.0", true, false}}) {
+        CAPTURE(test.budget);
+        CAPTURE(test.rival);
+        InProcessDaemon daemon("[gpu]\nkernel_budget_ms = " + test.budget + "\n");
+        const std::string socket = daemon.socket().string();
+        framecl_connect_options options{socket.c_str(), "pipelined", 5000};
+        Client client;
+        REQUIRE_MESSAGE(framecl_connect(&options, &client.handle) == 0, framecl_last_error(nullptr));
+        constexpr uint32_t width = 64, height = 48;
+        uint32_t session = 0;
+        framecl_frame_layout out_layout{};
+        REQUIRE(framecl_open_session(client, "copy", DRM_FORMAT_ABGR8888, width, height, nullptr, 0, &session,
+                                     &out_layout) == 0);
+        uint64_t bytes = 0;
+        const auto in_layout = packed(DRM_FORMAT_ABGR8888, width, height, &bytes);
+        UniqueFd input_fd, first_fd, second_fd;
+        const uint32_t input = registerMemfd(client, in_layout, bytes, input_fd);
+        const uint32_t first = registerMemfd(client, out_layout, bytes, first_fd);
+        const uint32_t second = registerMemfd(client, out_layout, bytes, second_fd);
+        SharedMapping in(input_fd.get(), bytes), out(second_fd.get(), bytes);
+        for (uint64_t i = 0; i < bytes; ++i)
+            in.bytes()[i] = uint8_t(i * 5 + 1);
+
+        // A first frame, so that the session's cost is known.
+        REQUIRE(framecl_submit(client, session, input, first, 0) == 0);
+        REQUIRE(nextDone(client, 5000).status == FRAMECL_FRAME_OK);
+
+        // Opened before the gate: a session runs its recording once as it opens.
+        Client rival;
+        UniqueFd rival_in_fd, rival_out_fd;
+        uint32_t rival_session = 0, rival_in = 0, rival_out = 0;
+        if (test.rival) {
+            framecl_connect_options rival_options{socket.c_str(), "rival", 5000};
+            REQUIRE(framecl_connect(&rival_options, &rival.handle) == 0);
+            REQUIRE(framecl_open_session(rival, "copy", DRM_FORMAT_ABGR8888, width, height, nullptr, 0,
+                                         &rival_session, nullptr) == 0);
+            rival_in = registerMemfd(rival, in_layout, bytes, rival_in_fd);
+            rival_out = registerMemfd(rival, out_layout, bytes, rival_out_fd);
+        }
+
+        cl_int err = CL_SUCCESS;
+        cl::UserEvent gate(daemon.gpu().context(), &err);
+        REQUIRE(err == CL_SUCCESS);
+        const OpenedAtExit opened_at_exit{gate};
+        FaultyEnqueue::gate = gate();
+        REQUIRE(framecl_submit(client, session, input, first, 1) == 0);
+        // The stats of the client named "pipelined", once `ready` holds of them (the
+        // Submits and the stats request travel on different sockets).
+        const auto statsOnce = [&](auto ready) {
+            nlohmann::json seen;
+            for (int tries = 0; tries < 500; ++tries) {
+                const auto now = stats(client);
+                for (const auto& other : now["clients"])
+                    if (other["name"] == "pipelined")
+                        seen = other;
+                if (ready(seen))
+                    break;
+                std::this_thread::sleep_for(10ms);
+            }
+            return seen;
+        };
+        // Frame 1 takes the gate, not the rival's frame.
+        REQUIRE(statsOnce([](const nlohmann::json& seen) { return seen["sessions"][0]["frames_in_flight"] == 1; })
+                    ["sessions"][0]["frames_in_flight"] == 1);
+        if (test.rival) {
+            // Its frame waits for the gated one; the stats say when it is there.
+            REQUIRE(framecl_submit(rival, rival_session, rival_in, rival_out, 0) == 0);
+            int waiting = 0;
+            for (int tries = 0; waiting == 0 && tries < 500; ++tries) {
+                const auto now = stats(rival);
+                for (const auto& other : now["clients"])
+                    if (other["name"] == "rival")
+                        waiting = other["frames_waiting"].get<int>();
+                std::this_thread::sleep_for(10ms);
+            }
+            REQUIRE(waiting == 1);
+        }
+        REQUIRE(framecl_submit(client, session, input, second, 2) == 0);
+        const auto seen =
+            statsOnce([](const nlohmann::json& seen) { return seen["sessions"][0]["frames_in_flight"] == 2; });
+        REQUIRE(seen["sessions"][0]["frames_in_flight"] == 2);
+        CHECK(seen["frames_waiting"] == (test.on_gpu ? 0 : 1));
+
+        REQUIRE(gate.setStatus(CL_COMPLETE) == CL_SUCCESS);
+        for (uint64_t sequence = 1; sequence <= 2; ++sequence) {
+            const framecl_done done = nextDone(client, 5000);
+            CHECK(done.sequence == sequence);
+            CHECK(done.status == FRAMECL_FRAME_OK);
+        }
+        CHECK(std::memcmp(in.bytes(), out.bytes(), bytes) == 0);
+        if (test.rival)
+            CHECK(nextDone(rival, 5000).status == FRAMECL_FRAME_OK);
+    }
+}

@@ -93,10 +93,9 @@ void FakeDaemon::serve(zmq::socket_t router, UniqueFd listener, FakeDaemonBehavi
     uint32_t next_session = first_session;
     UniqueFd connection;
     flatbuffers::FlatBufferBuilder builder;
-    // Submits held back by answer_submits = false, and trace replies waiting for their
-    // window to close.
+    // Submits held back by answer_submits = false (from the one buffer-socket connection
+    // a run serves), and trace replies waiting for their window to close.
     struct HeldSubmit {
-        zmq::message_t identity;
         uint32_t session;
         uint64_t sequence;
     };
@@ -113,14 +112,16 @@ void FakeDaemon::serve(zmq::socket_t router, UniqueFd listener, FakeDaemonBehavi
         router.send(zmq::buffer(envelope.data(), envelope.size()), zmq::send_flags::none);
     };
 
-    auto sendDone = [&](const zmq::message_t& identity, uint32_t session, uint64_t sequence) {
+    // Dones go on the buffer socket, where the Submits came.
+    auto sendDone = [&](uint32_t session, uint64_t sequence) {
         builder.Clear();
         const std::vector<flatbuffers::Offset<wire::StageTime>> stages{
             wire::CreateStageTimeDirect(builder, "copy", 1000)};
-        reply(identity,
-              finishEnvelope(builder, wire::CreateDoneDirect(builder, session, sequence,
-                                                             wire::FrameStatus::Ok, nullptr, 1, 2,
-                                                             3, &stages)));
+        (void)protocol::sendPacket(
+            connection.get(),
+            finishEnvelope(builder, wire::CreateDoneDirect(builder, session, sequence,
+                                                           wire::FrameStatus::Ok, nullptr, 1, 2, 3,
+                                                           &stages)));
     };
 
     auto answerMessage = [&](const zmq::message_t& identity, const wire::Envelope& envelope) {
@@ -186,25 +187,13 @@ void FakeDaemon::serve(zmq::socket_t router, UniqueFd listener, FakeDaemonBehavi
                                      builder, envelope.message_as_StatsRequest()->request_id(),
                                      R"({"daemon": {"version": "0.1.0"}})")));
             break;
-        case wire::Message::Submit: {
-            const auto* submit = envelope.message_as_Submit();
-            log_.submits.push_back({submit->session(), submit->input_buffer(),
-                                    submit->output_buffer(), submit->sequence()});
-            if (!behaviour.answer_submits) {
-                held_submits.push_back({zmq::message_t(identity.data(), identity.size()),
-                                        submit->session(), submit->sequence()});
-                break;
-            }
-            sendDone(identity, submit->session(), submit->sequence());
-            break;
-        }
         case wire::Message::TraceRequest: {
             const auto* trace = envelope.message_as_TraceRequest();
             log_.trace_seconds.push_back(trace->seconds());
             // The held frames end during the window, so that their Dones reach the client
             // while it waits for the trace.
             for (const auto& held : held_submits)
-                sendDone(held.identity, held.session, held.sequence);
+                sendDone(held.session, held.sequence);
             held_submits.clear();
             pending_traces.push_back(
                 {zmq::message_t(identity.data(), identity.size()), trace->request_id(),
@@ -219,12 +208,22 @@ void FakeDaemon::serve(zmq::socket_t router, UniqueFd listener, FakeDaemonBehavi
         }
     };
 
-    auto answerRegistration = [&](protocol::Packet& packet) {
+    auto answerPacket = [&](protocol::Packet& packet) {
         const wire::Envelope* envelope = protocol::verifiedEnvelope(packet.bytes);
-        if (!envelope || !envelope->message_as_RegisterBuffers()) return;
-        const auto* registration = envelope->message_as_RegisterBuffers();
-        builder.Clear();
+        if (!envelope) return;
         std::lock_guard lock(mutex_);
+        if (const auto* submit = envelope->message_as_Submit()) {
+            log_.submits.push_back({submit->session(), submit->input_buffer(),
+                                    submit->output_buffer(), submit->sequence()});
+            if (behaviour.answer_submits)
+                sendDone(submit->session(), submit->sequence());
+            else
+                held_submits.push_back({submit->session(), submit->sequence()});
+            return;
+        }
+        const auto* registration = envelope->message_as_RegisterBuffers();
+        if (!registration) return;
+        builder.Clear();
         log_.register_tokens.push_back(str(registration->token()));
         std::vector<flatbuffers::Offset<wire::BufferResult>> results;
         if (const auto* buffers = registration->buffers()) {
@@ -296,7 +295,7 @@ void FakeDaemon::serve(zmq::socket_t router, UniqueFd listener, FakeDaemonBehavi
             if (!packet || packet->closed)
                 connection.reset();
             else if (!packet->none)
-                answerRegistration(*packet);
+                answerPacket(*packet);
         }
     }
 }

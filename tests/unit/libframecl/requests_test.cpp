@@ -198,8 +198,8 @@ TEST_CASE("framecl_fd is readable while a done waits, and next_done(0) then empt
 
 TEST_CASE("a done that arrives during another request still makes framecl_fd readable")
 {
-    // ZeroMQ's ZMQ_FD signals once for messages the library then reads while it waits
-    // for a reply: the Done is queued, and the fd must say so.
+    // The library reads the Done while it waits for the reply: the Done is queued, and
+    // the fd must say so (the socket it came on has nothing left to signal).
     ConnectedClient fixture;
     const framecl_frame_layout layout = r8Layout(16, 16);
     const uint32_t session = fixture.openCopySession(16, 16);
@@ -214,6 +214,23 @@ TEST_CASE("a done that arrives during another request still makes framecl_fd rea
     framecl_done done;
     CHECK(framecl_next_done(fixture.client, 0, &done) == 0);
     CHECK(done.sequence == 7);
+}
+
+TEST_CASE("a done that comes before a registration's reply, on the same socket, is kept")
+{
+    // The fake daemon answers the Submit at once, so its Done is on the buffer socket
+    // ahead of the RegisterBuffersReply the library then waits for.
+    ConnectedClient fixture;
+    const framecl_frame_layout layout = r8Layout(16, 16);
+    const uint32_t session = fixture.openCopySession(16, 16);
+    const uint32_t buffer = fixture.registerBuffer(layout);
+    REQUIRE(framecl_submit(fixture.client, session, buffer, buffer, 9) == 0);
+    CHECK(fixture.registerBuffer(layout) == buffer + 1);
+
+    framecl_done done;
+    REQUIRE_MESSAGE(framecl_next_done(fixture.client, 0, &done) == 0, framecl_last_error(fixture.client));
+    CHECK(done.sequence == 9);
+    CHECK(done.status == FRAMECL_FRAME_OK);
 }
 
 TEST_CASE("stats returns the daemon's JSON")
