@@ -310,17 +310,34 @@ void Server::completeFrame(const Completion& completion)
     pending.output->endAccess(memory::ImportedBuffer::Access::Write);
 
     const uint64_t end_ns = monotonicNs();
-    // From when the GPU could take it: a frame queued behind another waited for it first.
-    const uint64_t wall_ns = end_ns - std::max(frame.start_ns, gpu_free_ns_);
-    gpu_free_ns_ = end_ns;
     DoneFields done{wire::FrameStatus::Ok, {}, pending.queued_ns, frame.start_ns, end_ns, {},
                     gpuEndNs(frame.done, frame.start_ns), completion.callback_ns};
-    uint64_t gpu_ns = wall_ns;
     if (status != CL_COMPLETE) {
         done.status = wire::FrameStatus::Failed;
         done.error = fmt::format("the GPU failed the frame: {}", gpu::clErrorName(status));
     } else {
         done.stages = pending.session->stageTimes(frame.frame);
+    }
+    // The Done first: what follows only keeps the books, and the client waits.
+    ClientState* client = clientByToken(pending.token); // null: it went away; its buffers go with `frame`
+    SessionState* session = nullptr;
+    if (client) {
+        --client->in_flight;
+        if (auto state = client->sessions.find(pending.session_id); state != client->sessions.end()) {
+            session = &state->second;
+            --session->in_flight;
+            ++(done.status == wire::FrameStatus::Ok ? session->counters.done : session->counters.failed);
+            if (done.status == wire::FrameStatus::Ok)
+                session->metrics.add(end_ns, end_ns - pending.queued_ns);
+        }
+        sendDone(*client, pending.session_id, pending.sequence, done);
+    }
+
+    // From when the GPU could take it: a frame queued behind another waited for it first.
+    const uint64_t wall_ns = end_ns - std::max(frame.start_ns, gpu_free_ns_);
+    gpu_free_ns_ = end_ns;
+    uint64_t gpu_ns = wall_ns;
+    if (status == CL_COMPLETE) {
         pending.session->frameCompleted(frame.frame, wall_ns);
         // Without profiling (a recording whose event carries none) the frame's time on
         // the GPU's queue stands in.
@@ -329,22 +346,13 @@ void Server::completeFrame(const Completion& completion)
     }
     fair_queue_.charge(frame.client_id, gpu_ns);
     perf_hint_.workEnded(std::chrono::steady_clock::now());
-
-    if (ClientState* client = clientByToken(pending.token)) {
+    if (client) {
         client->gpu_ns += gpu_ns;
+        if (session)
+            session->last_gpu_ns = gpu_ns;
         if (!traces_.empty())
             traceFrame(*client, frame);
-        --client->in_flight;
-        if (auto state = client->sessions.find(pending.session_id); state != client->sessions.end()) {
-            SessionState& session = state->second;
-            --session.in_flight;
-            ++(done.status == wire::FrameStatus::Ok ? session.counters.done : session.counters.failed);
-            session.last_gpu_ns = gpu_ns;
-            if (done.status == wire::FrameStatus::Ok)
-                session.metrics.add(end_ns, end_ns - pending.queued_ns);
-        }
-        sendDone(*client, pending.session_id, pending.sequence, done);
-    } // else it went away; its buffers go now, with `frame`
+    }
     schedule();
 }
 
