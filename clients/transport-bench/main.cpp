@@ -41,6 +41,7 @@ using Clock = std::chrono::steady_clock; // CLOCK_MONOTONIC on Linux, the clock 
 constexpr size_t inputs = 2;      // frames alternate between them, so a stale output shows
 constexpr size_t in_flight = 4;   // for the throughput runs
 constexpr size_t batch = 16;      // outputs per throughput batch, checked between batches
+constexpr int rounds = 5;         // turns each side takes, alternating
 
 uint64_t nowNs()
 {
@@ -344,8 +345,9 @@ private:
 
 void printTables(const nlohmann::json& report)
 {
-    fmt::print("NV12 through `copy` on {}, {} timed frames per run after {} of warm-up; every output checked\n\n",
-               report["device"].get<std::string>(), report["frames"].get<int>(), report["warmup"].get<int>());
+    fmt::print("NV12 through `copy` on {}, {} timed frames per run after {} of warm-up, the daemon and in-process "
+               "taking {} turns each; every output checked\n\n",
+               report["device"].get<std::string>(), report["frames"].get<int>(), report["warmup"].get<int>(), rounds);
     const double fps = report["fps"].get<double>();
     fmt::print("One frame in flight{}, µs from submit to done:\n\n",
                fps > 0 ? fmt::format(", one every 1/{} s", fps) : std::string(", back to back"));
@@ -436,13 +438,28 @@ int main(int argc, char** argv)
             Buffers buffers(width, height, batch);
             Hops hops;
             DaemonSide daemon(client->get(), buffers, width, height);
+            InProcessSide local(**gpu, set.catalog.find("copy"), recording, buffers, width, height);
             const auto period = std::chrono::duration_cast<Clock::duration>(
                 std::chrono::duration<double>(fps > 0 ? 1.0 / fps : 0.0));
-            const auto daemon_latency = summarize(daemon.latency(warmup, frames, period, hops));
-            const double daemon_fps = daemon.throughput(frames);
-            InProcessSide local(**gpu, set.catalog.find("copy"), recording, buffers, width, height);
-            const auto local_latency = summarize(local.latency(warmup, frames, period));
-            const double local_fps = local.throughput(frames);
+            // The two sides take turns, a part of the frames each time, so that a machine
+            // whose speed drifts during the run (a shared host, its clocks) weighs on both
+            // alike. Each turn after the first warms up briefly again.
+            std::vector<double> daemon_samples, local_samples;
+            double daemon_seconds = 0, local_seconds = 0;
+            for (int round = 0; round < rounds; ++round) {
+                const int count = frames / rounds + (round < frames % rounds ? 1 : 0);
+                const int round_warmup = round == 0 ? warmup : std::min(warmup, 5);
+                if (count == 0)
+                    continue;
+                for (double sample : daemon.latency(round_warmup, count, period, hops))
+                    daemon_samples.push_back(sample);
+                for (double sample : local.latency(round_warmup, count, period))
+                    local_samples.push_back(sample);
+                daemon_seconds += count / daemon.throughput(count);
+                local_seconds += count / local.throughput(count);
+            }
+            const auto daemon_latency = summarize(daemon_samples), local_latency = summarize(local_samples);
+            const double daemon_fps = frames / daemon_seconds, local_fps = frames / local_seconds;
             mismatches += buffers.mismatches;
             results.push_back({{"size", text},
                                {"daemon_us", {{"median", daemon_latency.median}, {"p99", daemon_latency.p99}}},
