@@ -61,7 +61,7 @@ void Server::onOpenSession(ClientState& client, const wire::OpenSession& request
         return;
     }
     const std::string name = request.pipeline() ? request.pipeline()->str() : "";
-    if (client.sessions.size() >= config_.limits.max_sessions_per_client) {
+    if (client.sessions.size() + client.sessions_opening >= config_.limits.max_sessions_per_client) {
         sendError(client.identity, request_id,
                   fmt::format("limits.max_sessions_per_client = {} reached", config_.limits.max_sessions_per_client));
         return;
@@ -99,13 +99,12 @@ void Server::onOpenSession(ClientState& client, const wire::OpenSession& request
         sendError(client.identity, request_id, fmt::format("no pipeline named '{}' (offered: {})", name, known));
         return;
     }
-    // The first session of a stage and size on this device times its candidates here,
-    // within the tuner's budget; later ones read the choice.
+    // Opened off the loop (pipeline/session_preparer.hpp): the first session of a stage
+    // and size on this device times its candidates, and every session calibrates and
+    // runs its recording once, while other clients' frames go on.
     pipeline::SessionOptions options;
     options.recording = recording_;
     options.onchip_intermediates = config_.gpu.onchip_intermediates;
-    if (tuner_)
-        options.stage_choices = tuner_->choose(*definition, shape);
     options.max_frame_pixels = config_.limits.max_frame_pixels;
     options.kernel_budget_ns = uint64_t(config_.gpu.kernel_budget_ms * 1e6);
     const uint64_t held = client.buffer_bytes + client.session_bytes;
@@ -117,25 +116,61 @@ void Server::onOpenSession(ClientState& client, const wire::OpenSession& request
         return;
     }
     options.max_device_bytes = config_.limits.max_bytes_per_client - held;
-    auto session = pipeline::Session::open(gpu_, definition, shape, options);
-    if (!session) {
-        sendError(client.identity, request_id, fmt::format("pipeline '{}': {}", name, session.error().message));
-        return;
-    }
+    const uint64_t ticket = next_ticket_++;
+    opening_.emplace(ticket, OpeningSession{client.token, request_id, name, request.backpressure(),
+                                            request.deadline_us()});
+    ++client.sessions_opening;
+    preparer_.prepare({ticket, std::move(definition), shape, std::move(options), tuner_});
+}
 
+void Server::onSessionsPrepared()
+{
+    for (auto& prepared : preparer_.take()) {
+        auto it = opening_.find(prepared.ticket);
+        if (it == opening_.end())
+            continue;
+        const OpeningSession opening = std::move(it->second);
+        opening_.erase(it);
+        ClientState* client = clientByToken(opening.token);
+        if (!client)
+            continue; // it went away meanwhile: the session goes now
+        --client->sessions_opening;
+        auto& session = prepared.session;
+        if (!session) {
+            sendError(client->identity, opening.request_id,
+                      fmt::format("pipeline '{}': {}", opening.pipeline, session.error().message));
+            continue;
+        }
+        // Its buffers may have grown while the session was opened.
+        if (client->buffer_bytes + client->session_bytes + (*session)->deviceBytes() >
+            config_.limits.max_bytes_per_client) {
+            sendError(client->identity, opening.request_id,
+                      fmt::format("pipeline '{}': {} bytes of intermediates and constants would pass "
+                                  "limits.max_bytes_per_client = {} ({} bytes in buffers, {} in sessions)",
+                                  opening.pipeline, (*session)->deviceBytes(), config_.limits.max_bytes_per_client,
+                                  client->buffer_bytes, client->session_bytes));
+            continue;
+        }
+        openedSession(*client, opening, std::move(*session));
+    }
+}
+
+void Server::openedSession(ClientState& client, const OpeningSession& opening,
+                           std::unique_ptr<pipeline::Session> session)
+{
     const uint32_t id = client.next_session++;
-    const pipeline::FrameShape out = (*session)->output();
-    const std::string recording = gpu::recordingModeName((*session)->recording());
+    const pipeline::FrameShape out = session->output();
+    const std::string recording = gpu::recordingModeName(session->recording());
+    log::get("ipc")->info("client '{}': session {} of '{}' for {} (backpressure {}{})", client.name, id,
+                          opening.pipeline, pipeline::describe(session->input()), backpressureName(opening.backpressure),
+                          opening.deadline_us ? fmt::format(", deadline {} us", opening.deadline_us) : "");
     SessionState state;
-    client.session_bytes += (*session)->deviceBytes();
-    state.session = std::move(*session);
+    client.session_bytes += session->deviceBytes();
+    state.session = std::move(session);
     state.recording = recording;
-    state.backpressure = request.backpressure();
-    state.deadline_ns = uint64_t(request.deadline_us()) * 1000;
+    state.backpressure = opening.backpressure;
+    state.deadline_ns = uint64_t(opening.deadline_us) * 1000;
     client.sessions.emplace(id, std::move(state));
-    log::get("ipc")->info("client '{}': session {} of '{}' for {} (backpressure {}{})", client.name, id, name,
-                          pipeline::describe(shape), backpressureName(request.backpressure()),
-                          request.deadline_us() ? fmt::format(", deadline {} us", request.deadline_us()) : "");
 
     framecl_frame_layout packed{};
     framecl_packed_layout(out.fourcc, out.width, out.height, &packed);
@@ -144,8 +179,9 @@ void Server::onOpenSession(ClientState& client, const wire::OpenSession& request
     for (uint32_t p = 0; p < packed.num_planes; ++p)
         planes.emplace_back(packed.planes[p].offset, packed.planes[p].stride);
     auto layout = wire::CreateFrameLayoutDirect(builder, out.fourcc, out.width, out.height, &planes);
-    send(client.identity,
-         protocol::finishEnvelope(builder, wire::CreateSessionOpenedDirect(builder, request_id, id, layout, recording.c_str())));
+    send(client.identity, protocol::finishEnvelope(builder, wire::CreateSessionOpenedDirect(
+                                                                builder, opening.request_id, id, layout,
+                                                                recording.c_str())));
 }
 
 void Server::onCloseSession(ClientState& client, const wire::CloseSession& request)

@@ -60,6 +60,7 @@ struct ClientState {
     uint64_t buffer_bytes = 0;  // of its buffers; with session_bytes, within limits.max_bytes_per_client
     uint64_t session_bytes = 0; // device memory of its sessions: intermediates and plan constants
     std::map<uint32_t, SessionState> sessions;
+    uint32_t sessions_opening = 0; // asked for and being opened: count against the limit
     uint32_t next_session = 1;
     uint32_t in_flight = 0; // accepted and not yet done, over all its sessions
     std::deque<HeldSubmit> held;

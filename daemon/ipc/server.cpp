@@ -83,7 +83,8 @@ Server::Server(const config::Config& config, const gpu::GpuContext& gpu, pipelin
                service::ServiceLoop& loop, PeerAccess access)
     : config_(config), gpu_(gpu), loop_(loop), access_(std::move(access)), catalog_(std::move(catalog)),
       zmq_context_(1), router_(zmq_context_, zmq::socket_type::router),
-      fair_queue_(fair_queue_quantum_ns), perf_hint_(gpu, config.gpu), started_(std::chrono::steady_clock::now())
+      preparer_(gpu), fair_queue_(fair_queue_quantum_ns), perf_hint_(gpu, config.gpu),
+      started_(std::chrono::steady_clock::now())
 {
     std::string why;
     recording_ = gpu::chooseRecordingMode(gpu.capabilities(), gpu.vendor(), config.gpu.recording, &why);
@@ -96,7 +97,7 @@ void Server::setUpTuner()
     if (config_.gpu.tuning == config::Tuning::Off)
         tuner_.reset();
     else if (!tuner_ || tuner_cache_dir_ != config_.daemon.cache_dir)
-        tuner_ = std::make_unique<pipeline::Tuner>(gpu_, config_.daemon.cache_dir);
+        tuner_ = std::make_shared<pipeline::Tuner>(gpu_, config_.daemon.cache_dir);
     tuner_cache_dir_ = config_.daemon.cache_dir;
 }
 
@@ -185,6 +186,7 @@ Result<void> Server::bind()
     });
     watch(buffer_listener_.get(), [this] { acceptBufferConnection(); });
     watch(completions_.fd(), [this] { onCompletions(); });
+    watch(preparer_.fd(), [this] { onSessionsPrepared(); });
 
     housekeeping_timer_.reset(timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK));
     const itimerspec period{{housekeeping_period.count(), 0}, {housekeeping_period.count(), 0}};
@@ -212,6 +214,7 @@ Server::~Server()
     loop_.unwatch(more_messages_.get());
     loop_.unwatch(buffer_listener_.get());
     loop_.unwatch(completions_.fd());
+    loop_.unwatch(preparer_.fd());
     loop_.unwatch(housekeeping_timer_.get());
     loop_.unwatch(scheduler_timer_.get());
     for (auto& [fd, unbound] : unbound_connections_)

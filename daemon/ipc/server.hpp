@@ -25,6 +25,7 @@
 #include "ipc/peer_access.hpp"
 #include "ipc/socket_files.hpp"
 #include "pipeline/catalog.hpp"
+#include "pipeline/session_preparer.hpp"
 #include "pipeline/tuner.hpp"
 #include "scheduler/chrome_trace.hpp"
 #include "scheduler/fair_queue.hpp"
@@ -119,6 +120,10 @@ private:
 
     void onHello(const std::string& identity, const wire::Hello& hello);
     void onOpenSession(ClientState& client, const wire::OpenSession& request);
+    // Sessions the preparer has opened (or refused): each to its client, with its reply.
+    void onSessionsPrepared();
+    struct OpeningSession;
+    void openedSession(ClientState& client, const OpeningSession& opening, std::unique_ptr<pipeline::Session> session);
     void onCloseSession(ClientState& client, const wire::CloseSession& request);
     void onReleaseBuffers(ClientState& client, const wire::ReleaseBuffers& request);
     void onStats(ClientState& client, const wire::StatsRequest& request);
@@ -178,7 +183,7 @@ private:
     PeerAccess access_;
     pipeline::Catalog catalog_;
     gpu::RecordingMode recording_;
-    std::unique_ptr<pipeline::Tuner> tuner_; // null with gpu.tuning = off
+    std::shared_ptr<pipeline::Tuner> tuner_; // null with gpu.tuning = off; shared with sessions being opened
     std::filesystem::path tuner_cache_dir_;
 
     zmq::context_t zmq_context_;
@@ -198,6 +203,17 @@ private:
     UniqueFd more_messages_;   // written when drainMessages left requests for the next turn
 
     std::map<std::string, ClientState> clients_; // by token
+    // An OpenSession whose session is being opened off the loop, by ticket.
+    struct OpeningSession {
+        std::string token;
+        uint32_t request_id;
+        std::string pipeline;
+        wire::Backpressure backpressure;
+        uint32_t deadline_us;
+    };
+    std::map<uint64_t, OpeningSession> opening_;
+    uint64_t next_ticket_ = 1;
+    pipeline::SessionPreparer preparer_; // after what its sessions use; its thread stops first
     CompletionQueue completions_;
     scheduler::FairQueue<PendingFrame> fair_queue_;
     std::map<uint64_t, InFlightFrame> in_flight_; // on the GPU, by serial

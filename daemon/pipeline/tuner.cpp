@@ -191,6 +191,8 @@ std::vector<StageChoice> Tuner::choose(const PipelineDefinition& pipeline, const
     std::vector<StageChoice> chosen(pipeline.stages.size());
     FrameShape shape = input;
     bool stored = false;
+    // Held except while timing: describe() may be asked meanwhile, from another thread.
+    std::unique_lock lock(mutex_);
     for (size_t k = 0; k < pipeline.stages.size(); ++k) {
         const StageDefinition& stage = pipeline.stages[k];
         const auto tried = candidates(stage, shape, gpu_->capabilities().max_work_group_size);
@@ -208,7 +210,9 @@ std::vector<StageChoice> Tuner::choose(const PipelineDefinition& pipeline, const
                 found = choices_.end();
             }
             if (found == choices_.end()) {
+                lock.unlock();
                 TunedStage tuned = tune(pipeline, k, shape);
+                lock.lock();
                 if (tuned.gpu_ns > 0) {
                     if (choices_.size() >= max_tuning_choices)
                         choices_.erase(std::min_element(choices_.begin(), choices_.end(), [](const auto& a, const auto& b) {
@@ -235,6 +239,7 @@ std::vector<StageChoice> Tuner::choose(const PipelineDefinition& pipeline, const
 
 std::vector<std::string> Tuner::describe(const PipelineDefinition& pipeline) const
 {
+    std::lock_guard lock(mutex_);
     std::vector<std::string> lines;
     for (size_t k = 0; k < pipeline.stages.size(); ++k) {
         const std::string prefix = stageKey(pipeline.stages[k]) + "|";

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <filesystem>
 #include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -43,7 +44,7 @@ public:
     // One choice per stage of `pipeline` on frames of `input`: cached, or timed now and
     // stored (at most max_tuning_choices, the least recently used dropped). A stage
     // with nothing to tune, or whose timing failed, gets the empty choice (as
-    // configured).
+    // configured). One thread at a time; describe() may be called from another.
     std::vector<StageChoice> choose(const PipelineDefinition& pipeline, const FrameShape& input);
 
     // What is chosen for `pipeline` on this device, one line per stage and frame size,
@@ -64,6 +65,7 @@ private:
     const gpu::GpuContext* gpu_;
     std::filesystem::path file_;
     std::chrono::milliseconds budget_;
+    mutable std::mutex mutex_; // guards choices_ and uses_
     std::map<std::string, TunedStage> choices_; // by stageKey + "|" + frame
     uint64_t uses_ = 0; // the last TunedStage::last_used given
 };

@@ -2,6 +2,7 @@
 // one, backpressure and deadlines with exactly one Done per Submit, client classes'
 // weights, the budget's tiles in the stats, and `framecl trace`.
 #include <algorithm>
+#include <atomic>
 #include <csignal>
 #include <fstream>
 #include <map>
@@ -301,6 +302,65 @@ TEST_CASE("every Submit gets exactly one Done under each backpressure mode, with
         CHECK(session["frames_busy"] == statuses[FRAMECL_FRAME_BUSY]);
         CHECK(session["frames_dropped"] == statuses[FRAMECL_FRAME_DROPPED]);
     }
+}
+
+TEST_CASE("a session that tunes opens off the loop: a streaming client's frames keep flowing meanwhile")
+{
+    // Tuning on: the first session of `tuned` at this size times every variant and
+    // work-group shape of its stage (up to the tuner's 2 s), which once held the loop.
+    RunningDaemon daemon(R"(
+[gpu]
+kernel_budget_ms = 1000
+[[pipeline]]
+name = "light"
+stages = [ { plugin = "color", op = "abgr_to_y" } ]
+[[pipeline]]
+name = "tuned"
+stages = [ { plugin = "epsilon", radius = 4, threshold = 20 } ]
+)");
+    Client streamer = connectTo(daemon, "streamer");
+    Stream stream = openStream(streamer, "light", light_width, light_height, 4);
+    REQUIRE(framecl_submit(streamer, stream.session, stream.input, stream.outputs[0], 0) == 0);
+    REQUIRE(nextDone(streamer).status == FRAMECL_FRAME_OK);
+
+    Client opener = connectTo(daemon, "opener", 60000);
+    std::atomic<bool> opened = false;
+    double open_ms = 0;
+    int open_result = -1;
+    std::thread open([&] {
+        const auto start = std::chrono::steady_clock::now();
+        uint32_t session = 0;
+        open_result = framecl_open_session(opener, "tuned", DRM_FORMAT_R8, 1280, 720, nullptr, 0, &session, nullptr);
+        open_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        opened = true;
+    });
+    // At 30 fps for as long as the other session takes to open.
+    std::vector<framecl_done> dones;
+    constexpr auto interval = std::chrono::microseconds(1'000'000 / 30);
+    uint64_t submitted = 0;
+    for (const auto start = std::chrono::steady_clock::now(); !opened; ++submitted) {
+        std::this_thread::sleep_until(start + submitted * interval);
+        REQUIRE(framecl_submit(streamer, stream.session, stream.input, stream.outputs[submitted % 4],
+                               submitted + 1) == 0);
+        framecl_done done{};
+        while (framecl_next_done(streamer, 0, &done) == 0)
+            dones.push_back(done);
+    }
+    open.join();
+    while (dones.size() < submitted)
+        dones.push_back(nextDone(streamer));
+
+    REQUIRE_MESSAGE(open_result == 0, framecl_last_error(opener));
+    double longest_ms = 0;
+    for (const framecl_done& done : dones) {
+        CHECK_MESSAGE(done.status == FRAMECL_FRAME_OK, done.error);
+        longest_ms = std::max(longest_ms, double(done.end_ns - done.queued_ns) / 1e6);
+    }
+    MESSAGE("the tuned session took ", open_ms, " ms to open; ", dones.size(), " frames meanwhile, the longest ",
+            longest_ms, " ms");
+    // Long enough to tell: a frame that waited for the tuning would have waited most of it.
+    REQUIRE(open_ms > 300);
+    CHECK(longest_ms < open_ms / 3);
 }
 
 TEST_CASE("frames that cannot start before their deadline end as dropped; alone, they all run")

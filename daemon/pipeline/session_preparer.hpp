@@ -1,0 +1,68 @@
+#pragma once
+// Opens sessions on a thread of its own. The first session of a stage and frame size
+// tunes it (up to seconds), and every session calibrates its tiles and runs its
+// recording once on the GPU: work the event loop must not wait for, or every other
+// client's frames would (docs/architecture.md, "Scheduling"). The loop hands requests
+// over and, when fd() is readable, takes the sessions opened.
+//
+// The thread enqueues on the GPU's one queue, as the loop does (OpenCL queues are
+// thread-safe): each tuning candidate and each calibration slice is waited for before
+// the next, so a frame queued meanwhile waits behind one of them at most.
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "base/result.hpp"
+#include "base/unique_fd.hpp"
+#include "gpu/context.hpp"
+#include "pipeline/session.hpp"
+#include "pipeline/tuner.hpp"
+
+namespace framecl::pipeline {
+
+class SessionPreparer {
+public:
+    struct Request {
+        uint64_t ticket; // the caller's, given back with the session
+        std::shared_ptr<const PipelineDefinition> definition;
+        FrameShape input;
+        SessionOptions options;       // stage_choices filled from the tuner
+        std::shared_ptr<Tuner> tuner; // null: gpu.tuning = off
+    };
+    struct Prepared {
+        uint64_t ticket;
+        Result<std::unique_ptr<Session>> session;
+    };
+
+    explicit SessionPreparer(const gpu::GpuContext& gpu);
+    // Finishes the session being opened, if any; the requests behind it are dropped.
+    ~SessionPreparer();
+    SessionPreparer(const SessionPreparer&) = delete;
+    SessionPreparer& operator=(const SessionPreparer&) = delete;
+
+    // Readable while sessions wait to be taken.
+    int fd() const { return ready_fd_.get(); }
+    // Queued behind the requests before it: sessions open in the order asked.
+    void prepare(Request request);
+    // Every session opened (or refused) so far; clears fd().
+    std::vector<Prepared> take();
+
+private:
+    void run();
+
+    const gpu::GpuContext& gpu_;
+    UniqueFd ready_fd_;
+    std::mutex mutex_;
+    std::condition_variable wake_;
+    std::deque<Request> requests_;
+    std::vector<Prepared> prepared_;
+    bool stopping_ = false;
+    std::thread thread_; // last: it starts once the members above exist
+};
+
+} // namespace framecl::pipeline
