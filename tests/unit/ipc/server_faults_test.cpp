@@ -114,22 +114,35 @@ private:
     std::thread serving_;
 };
 
+// A libframecl client of `daemon`, named `name`.
+Client connectAs(const InProcessDaemon& daemon, const char* name)
+{
+    const std::string socket = daemon.socket().string();
+    framecl_connect_options options{socket.c_str(), name, 5000};
+    Client client;
+    REQUIRE_MESSAGE(framecl_connect(&options, &client.handle) == 0, framecl_last_error(nullptr));
+    return client;
+}
+
+// A session of `copy` on ABGR8888 frames of `width` x `height`; its output layout in `out`.
+uint32_t openCopy(framecl_client* client, uint32_t width, uint32_t height, framecl_frame_layout* out)
+{
+    uint32_t session = 0;
+    REQUIRE_MESSAGE(framecl_open_session(client, "copy", DRM_FORMAT_ABGR8888, width, height, nullptr, 0, &session,
+                                         out) == 0,
+                    std::string(framecl_last_error(client)));
+    return session;
+}
+
 } // namespace
 
 TEST_CASE("a frame that fails as it starts ends failed, and the Submits held behind it still follow in order")
 {
     InProcessDaemon daemon("[limits]\nmax_inflight_per_client = 2\n");
-    const std::string socket = daemon.socket().string();
-    framecl_connect_options options{socket.c_str(), "faults", 5000};
-    Client client;
-    REQUIRE_MESSAGE(framecl_connect(&options, &client.handle) == 0, framecl_last_error(nullptr));
-
+    Client client = connectAs(daemon, "faults");
     constexpr uint32_t width = 64, height = 48;
-    uint32_t session = 0;
     framecl_frame_layout out_layout{};
-    REQUIRE_MESSAGE(framecl_open_session(client, "copy", DRM_FORMAT_ABGR8888, width, height, nullptr, 0, &session,
-                                         &out_layout) == 0,
-                    std::string(framecl_last_error(client)));
+    const uint32_t session = openCopy(client, width, height, &out_layout);
     uint64_t bytes = 0;
     const auto in_layout = packed(DRM_FORMAT_ABGR8888, width, height, &bytes);
     UniqueFd input_fd, output_fd;
@@ -201,15 +214,10 @@ TEST_CASE("a short frame of the only client waiting queues on the GPU behind its
         CAPTURE(test.budget);
         CAPTURE(test.rival);
         InProcessDaemon daemon("[gpu]\nkernel_budget_ms = " + test.budget + "\n");
-        const std::string socket = daemon.socket().string();
-        framecl_connect_options options{socket.c_str(), "pipelined", 5000};
-        Client client;
-        REQUIRE_MESSAGE(framecl_connect(&options, &client.handle) == 0, framecl_last_error(nullptr));
+        Client client = connectAs(daemon, "pipelined");
         constexpr uint32_t width = 64, height = 48;
-        uint32_t session = 0;
         framecl_frame_layout out_layout{};
-        REQUIRE(framecl_open_session(client, "copy", DRM_FORMAT_ABGR8888, width, height, nullptr, 0, &session,
-                                     &out_layout) == 0);
+        const uint32_t session = openCopy(client, width, height, &out_layout);
         uint64_t bytes = 0;
         const auto in_layout = packed(DRM_FORMAT_ABGR8888, width, height, &bytes);
         UniqueFd input_fd, first_fd, second_fd;
@@ -225,14 +233,11 @@ TEST_CASE("a short frame of the only client waiting queues on the GPU behind its
         REQUIRE(nextDone(client, 5000).status == FRAMECL_FRAME_OK);
 
         // Opened before the gate: a session runs its recording once as it opens.
-        Client rival;
+        Client rival = test.rival ? connectAs(daemon, "rival") : Client{};
         UniqueFd rival_in_fd, rival_out_fd;
         uint32_t rival_session = 0, rival_in = 0, rival_out = 0;
         if (test.rival) {
-            framecl_connect_options rival_options{socket.c_str(), "rival", 5000};
-            REQUIRE(framecl_connect(&rival_options, &rival.handle) == 0);
-            REQUIRE(framecl_open_session(rival, "copy", DRM_FORMAT_ABGR8888, width, height, nullptr, 0,
-                                         &rival_session, nullptr) == 0);
+            rival_session = openCopy(rival, width, height, nullptr);
             rival_in = registerMemfd(rival, in_layout, bytes, rival_in_fd);
             rival_out = registerMemfd(rival, out_layout, bytes, rival_out_fd);
         }
