@@ -1,6 +1,7 @@
 // Frames: from Submit through the fair queue to the GPU, and from completion to Done.
 // Exactly one Done per Submit: refused at once, dropped while waiting, failed, or
-// completed. Only this thread (the service loop's) touches the command queue.
+// completed. Frames are enqueued only from this thread (the service loop's); the
+// session preparer's thread enqueues on the same queue while it opens sessions.
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
