@@ -1,4 +1,5 @@
 // Requests other than frames: sessions, buffer release, statistics.
+#include <algorithm>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -282,7 +283,12 @@ std::string Server::statsJson() const
                       {"class", client.client_class.empty() ? json(nullptr) : json(client.client_class)},
                       {"weight", client.weight},
                       {"gpu_share", gpu_ns_total ? double(client.gpu_ns) / double(gpu_ns_total) : 0.0},
-                      {"frames_waiting", (waiting ? waiting->size() : 0) + client.held.size()},
+                      {"frames_waiting", (waiting ? size_t(std::count_if(waiting->begin(), waiting->end(),
+                                                                         [](const PendingFrame& frame) {
+                                                                             return !frame.started;
+                                                                         }))
+                                                  : 0) +
+                                             client.held.size()},
                       {"buffers", client.buffers.size()},
                       {"bytes", client.buffer_bytes},
                       {"session_bytes", client.session_bytes},

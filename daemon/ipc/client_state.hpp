@@ -34,7 +34,6 @@ struct SessionState {
     SessionCounters counters;
     FrameMetrics metrics;
     uint32_t in_flight = 0; // accepted and not yet done: waiting or on the GPU
-    uint64_t last_gpu_ns = 0; // GPU time of its last frame that ran; 0: none yet
 };
 
 // A Submit of a `block` session that came while its client was at its limit: it is

@@ -22,19 +22,18 @@
 namespace framecl::ipc {
 namespace {
 
-// Frames on the GPU at once. One, mostly: the fair queue then picks every next frame
-// knowing what the previous one cost, and a frame waits behind at most one frame of
-// another client. But between two frames the GPU would idle for as long as the host
-// takes to hear of the first one's end (on the H100 machine some 180 µs, longer than
-// a 640x480 frame's work): while one client alone has frames waiting, its next frame
-// may wait in the GPU's queue behind its running one, if that session's last frame
-// was short (`short_frame_ns`, or gpu.kernel_budget_ms if less). Another client's frame
-// that arrives then waits at most that much longer, and is chosen next: nothing joins
-// the queue while another client waits.
-constexpr size_t max_frames_on_gpu = 2;
-// Short enough to delay nobody noticeably; a longer frame loses less than a fifth of
-// its throughput to the gap, so queueing it would buy little.
-constexpr uint64_t short_frame_ns = 1'000'000;
+// How far ahead of the GPU the scheduler keeps it fed, in predicted time. The next
+// part goes on the GPU's queue while what is there is predicted to end within this:
+// long enough that the GPU does not idle while the host hears of a part's end (on the
+// H100 machine some 180 µs) and wakes to enqueue the next; short, since a frame of
+// another client that comes waits behind all of it (and one part more).
+constexpr uint64_t feed_lead_ns = 500'000;
+// The longest part that goes on the GPU's queue behind work still running there; a
+// longer one (or one without a prediction) waits until the GPU is seen to have
+// finished. Queued early, a part makes another client's frame that comes meanwhile
+// wait for all of it; held back, it leaves the GPU idle while the host hears of the
+// end before it (~0.2 ms on the H100 machine), under 5% of a part this long.
+constexpr uint64_t prefetch_limit_ns = 4'000'000;
 
 // `framecl trace` windows recording at once, over all clients.
 constexpr size_t max_open_traces = 4;
@@ -162,7 +161,7 @@ void Server::applyBackpressure(ClientState& client, SessionState& state, const H
     }
     std::deque<PendingFrame>* waiting = fair_queue_.waiting(client.id);
     auto oldest = waiting ? std::find_if(waiting->begin(), waiting->end(),
-                                         [&](const PendingFrame& f) { return f.session_id == submit.session; })
+                                         [&](const PendingFrame& f) { return f.session_id == submit.session && !f.started; })
                           : std::deque<PendingFrame>::iterator{};
     if (!waiting || oldest == waiting->end()) {
         busy(fmt::format("{} frames in flight already and none of session {} waits to be dropped", client.in_flight,
@@ -200,71 +199,145 @@ void Server::admitHeld(ClientState& client)
 
 void Server::schedule()
 {
-    expireWaitingFrames(monotonicNs());
+    const uint64_t now = monotonicNs();
+    expireWaitingFrames(now);
+    feed_at_ns_ = 0;
     for (;;) {
         // Whatever freed a slot — a frame done, dropped, expired, or failed to start —
         // the client's held Submits take it first, in the order they came.
         for (auto& [token, client] : clients_)
             admitHeld(client);
-        if (in_flight_.size() >= max_frames_on_gpu)
+        const uint64_t ahead = workAheadNs(now);
+        if (ahead >= feedLeadNs()) {
+            // Fed enough: look again when the work ahead will have shrunk under the lead
+            // (or when a part is seen to end, whichever comes first).
+            if (fair_queue_.waitingCount() > 0)
+                feed_at_ns_ = now + (ahead - feedLeadNs()) + 1;
             break;
-        std::optional<std::pair<uint64_t, PendingFrame>> next;
-        if (in_flight_.empty())
-            next = fair_queue_.next([](uint64_t) { return true; });
-        else if (const uint64_t running = in_flight_.begin()->second.client_id; mayQueueBehind(running))
-            next = fair_queue_.next([running](uint64_t id) { return id == running; });
+        }
+        // Behind running work, only a part short enough to queue there (the others go
+        // when the GPU is seen to be done).
+        const bool busy = !on_gpu_.empty();
+        const std::optional<uint64_t> next = fair_queue_.choose([&](uint64_t client) {
+            const uint64_t predicted = busy ? nextPartNs(client) : 0;
+            return !busy || (predicted > 0 && predicted <= prefetch_limit_ns);
+        });
         if (!next)
             break;
-        startFrame(next->first, std::move(next->second));
+        enqueueNextPart(*next);
     }
     armSchedulerTimer();
 }
 
-bool Server::mayQueueBehind(uint64_t client_id)
+uint64_t Server::feedLeadNs() const
 {
-    const std::deque<PendingFrame>* waiting = fair_queue_.waiting(client_id);
-    const ClientState* client = waiting && !waiting->empty() ? clientByToken(waiting->front().token) : nullptr;
-    if (!client)
-        return false;
-    for (const auto& [token, other] : clients_) {
-        const std::deque<PendingFrame>* others = fair_queue_.waiting(other.id);
-        if (other.id != client_id && ((others && !others->empty()) || !other.held.empty()))
-            return false;
-    }
-    const auto state = client->sessions.find(waiting->front().session_id);
-    const double limit_ns = std::min(double(short_frame_ns), config_.gpu.kernel_budget_ms * 1e6);
-    return state != client->sessions.end() && state->second.last_gpu_ns > 0 &&
-           double(state->second.last_gpu_ns) <= limit_ns;
+    const double budget_ns = config_.gpu.kernel_budget_ms * 1e6;
+    return budget_ns > 0 ? std::min(feed_lead_ns, uint64_t(budget_ns / 4)) : feed_lead_ns;
 }
 
-void Server::startFrame(uint64_t client_id, PendingFrame pending)
+uint64_t Server::workAheadNs(uint64_t now_ns) const
 {
-    pending.input->beginAccess(memory::ImportedBuffer::Access::Read);
-    pending.output->beginAccess(memory::ImportedBuffer::Access::Write);
-    const uint64_t start_ns = monotonicNs();
-    auto frame = pipeline::enqueueClientFrame(*pending.session, *pending.input, *pending.output, gpu_.queue());
-    if (!frame) {
-        // What was enqueued before the failure still runs; wait for it so the buffers
-        // outlive its use.
-        gpu_.queue().finish();
-        pending.input->endAccess(memory::ImportedBuffer::Access::Read);
-        pending.output->endAccess(memory::ImportedBuffer::Access::Write);
-        endWaitingFrame(pending, wire::FrameStatus::Failed, frame.error().message);
+    // Each part starts when the one before it ends (the queue is in order) or when it
+    // was enqueued, whichever is later, the first no earlier than the last part seen
+    // to end; one predicted to have ended already is taken to end now. A part without
+    // a prediction counts as the whole lead, so that nothing more is fed behind it
+    // until it is seen to end.
+    uint64_t end = last_part_end_ns_;
+    for (const QueuedPart& part : on_gpu_)
+        end = std::max(std::max(end, part.enqueued_ns) + (part.predicted_ns ? part.predicted_ns : feedLeadNs()),
+                       now_ns);
+    return end > now_ns ? end - now_ns : 0;
+}
+
+uint64_t Server::nextPartNs(uint64_t client_id)
+{
+    const PendingFrame& front = fair_queue_.front(client_id);
+    if (!front.started)
+        return front.session->predictedFirstPartNs();
+    const InFlightFrame& frame = in_flight_.at(front.serial);
+    return front.session->predictedNs(frame.frame.frame, frame.frame.frame.parts_enqueued);
+}
+
+void Server::enqueueNextPart(uint64_t client_id)
+{
+    PendingFrame& front = fair_queue_.front(client_id);
+    if (!front.started) {
+        pipeline::ClientFrame begun;
+        if (auto frame = pipeline::beginClientFrame(*front.session, *front.input, *front.output); frame)
+            begun = std::move(*frame);
+        else {
+            const PendingFrame failed = std::move(front);
+            fair_queue_.pop(client_id);
+            endWaitingFrame(failed, wire::FrameStatus::Failed, frame.error().message);
+            return;
+        }
+        front.started = true;
+        front.input->beginAccess(memory::ImportedBuffer::Access::Read);
+        front.output->beginAccess(memory::ImportedBuffer::Access::Write);
+        in_flight_.emplace(front.serial, InFlightFrame{front, client_id, std::move(begun), monotonicNs(), 0, 0, {}});
+        perf_hint_.workStarted(std::chrono::steady_clock::now());
+    }
+    InFlightFrame& frame = in_flight_.at(front.serial);
+    const PendingFrame& pending = frame.pending;
+    const size_t part = frame.frame.frame.parts_enqueued;
+    const uint64_t predicted = pending.session->predictedNs(frame.frame.frame, part);
+    const uint64_t enqueued_ns = monotonicNs();
+    auto event = pipeline::enqueueClientPart(*pending.session, *pending.input, *pending.output, frame.frame,
+                                             gpu_.queue());
+    const bool last = frame.frame.frame.allEnqueued();
+    if (!event || last)
+        fair_queue_.pop(client_id); // `front` and `pending` go with it; `frame` stays
+    if (!event) {
+        abandonFrame(frame, event.error().message);
         return;
     }
-    completions_.notifyOnCompletion(frame->done, pending.serial);
+    if (last)
+        frame.last_part_ns = enqueued_ns;
+    fair_queue_.charge(client_id, int64_t(predicted));
+    watchPart(frame.pending.serial, part, *event, predicted, enqueued_ns, last);
+}
+
+void Server::watchPart(uint64_t serial, size_t part, const cl::Event& event, uint64_t predicted_ns,
+                       uint64_t enqueued_ns, bool last)
+{
+    const uint64_t part_serial = next_part_serial_++;
+    completions_.notifyOnCompletion(event, part_serial);
+    on_gpu_.push_back({part_serial, serial, part, predicted_ns, enqueued_ns, last});
     // Guide §5.7: flush so the GPU starts now rather than when the queue fills.
     gpu_.queue().flush();
-    perf_hint_.workStarted(std::chrono::steady_clock::now());
-    const uint64_t serial = pending.serial;
-    in_flight_.emplace(serial, InFlightFrame{std::move(pending), client_id, std::move(frame->frame), std::move(frame->done), start_ns});
+}
+
+void Server::abandonFrame(InFlightFrame& frame, const std::string& error)
+{
+    frame.failure = error;
+    const uint64_t serial = frame.pending.serial;
+    const uint64_t enqueued_ns = monotonicNs();
+    auto end = pipeline::abandonClientFrame(*frame.pending.input, *frame.pending.output, frame.frame, gpu_.queue());
+    if (end && *end) {
+        frame.last_part_ns = enqueued_ns;
+        watchPart(serial, abandoned_part, **end, 0, enqueued_ns, true);
+        return;
+    }
+    if (!end)
+        log::get("ipc")->error("ending a failed frame: {}", end.error().message);
+    // Nothing of it can still be running, or nothing can be waited for: it ends now.
+    // Parts of it still on the GPU end it again; in_flight_ no longer knows it.
+    if (!end) {
+        if (const cl_int err = clFinish(gpu_.queue()()); err != CL_SUCCESS)
+            log::get("ipc")->error("{}", gpu::clFailure("clFinish", err, "a failed frame"));
+    }
+    auto node = in_flight_.extract(serial);
+    completeFrame(std::move(node.mapped()), CL_COMPLETE, monotonicNs());
 }
 
 void Server::expireWaitingFrames(uint64_t now_ns)
 {
     for (auto& [token, client] : clients_) {
         std::deque<PendingFrame>* waiting = fair_queue_.waiting(client.id);
-        const auto past = [&](const PendingFrame& frame) { return frame.deadline_ns && frame.deadline_ns <= now_ns; };
+        // A started frame is on its way: only its parts are still to go to the GPU.
+        const auto past = [&](const PendingFrame& frame) {
+            return !frame.started && frame.deadline_ns && frame.deadline_ns <= now_ns;
+        };
         if (!waiting || std::none_of(waiting->begin(), waiting->end(), past))
             continue;
         std::deque<PendingFrame> kept, expired;
@@ -295,73 +368,97 @@ void Server::endWaitingFrame(const PendingFrame& frame, wire::FrameStatus status
 void Server::onCompletions()
 {
     for (const Completion& completion : completions_.take())
-        completeFrame(completion);
+        completePart(completion);
+    schedule();
 }
 
-void Server::completeFrame(const Completion& completion)
+void Server::completePart(const Completion& completion)
 {
-    const cl_int status = completion.execution_status;
-    auto it = in_flight_.find(completion.frame);
+    // Parts end in the order they were enqueued (one in-order queue).
+    while (!on_gpu_.empty() && on_gpu_.front().serial < completion.frame)
+        on_gpu_.pop_front();
+    if (on_gpu_.empty() || on_gpu_.front().serial != completion.frame)
+        return;
+    const QueuedPart part = on_gpu_.front();
+    on_gpu_.pop_front();
+    auto it = in_flight_.find(part.frame);
     if (it == in_flight_.end())
         return;
-    InFlightFrame frame = std::move(it->second);
+    InFlightFrame& frame = it->second;
+    const uint64_t started_ns = std::max(part.enqueued_ns, last_part_end_ns_);
+    last_part_end_ns_ = std::max(started_ns, completion.callback_ns);
+    if (part.part != abandoned_part) {
+        // What it cost, profiled, or (without profiling) its time on the GPU's queue
+        // from when the GPU could take it; the fair queue charged the prediction.
+        uint64_t gpu_ns = frame.pending.session->partNs(frame.frame.frame, part.part);
+        if (gpu_ns == 0)
+            gpu_ns = last_part_end_ns_ - started_ns;
+        frame.gpu_ns += gpu_ns;
+        fair_queue_.charge(frame.client_id, int64_t(gpu_ns) - int64_t(part.predicted_ns));
+        if (ClientState* client = clientByToken(frame.pending.token))
+            client->gpu_ns += gpu_ns;
+    }
+    // A part that failed fails the frame, which still ends with its last part: the
+    // parts behind it use its buffers until then.
+    if (completion.execution_status != CL_COMPLETE && frame.failure.empty())
+        frame.failure = fmt::format("the GPU failed the frame: {}", gpu::clErrorName(completion.execution_status));
+    if (!part.last)
+        return;
+    InFlightFrame ended = std::move(frame);
     in_flight_.erase(it);
+    completeFrame(std::move(ended), completion.execution_status, completion.callback_ns);
+}
+
+void Server::completeFrame(InFlightFrame frame, cl_int status, uint64_t callback_ns)
+{
     PendingFrame& pending = frame.pending;
     pending.input->endAccess(memory::ImportedBuffer::Access::Read);
     pending.output->endAccess(memory::ImportedBuffer::Access::Write);
 
     const uint64_t end_ns = monotonicNs();
-    DoneFields done{wire::FrameStatus::Ok, {}, pending.queued_ns, frame.start_ns, end_ns, {},
-                    gpuEndNs(frame.done, frame.start_ns), completion.callback_ns};
-    if (status != CL_COMPLETE) {
+    DoneFields done{wire::FrameStatus::Ok,
+                    {},
+                    pending.queued_ns,
+                    frame.start_ns,
+                    end_ns,
+                    {},
+                    frame.frame.done() ? gpuEndNs(frame.frame.done, frame.last_part_ns) : 0,
+                    callback_ns};
+    if (status != CL_COMPLETE && frame.failure.empty())
+        frame.failure = fmt::format("the GPU failed the frame: {}", gpu::clErrorName(status));
+    const bool ran = frame.failure.empty();
+    if (!ran) {
         done.status = wire::FrameStatus::Failed;
-        done.error = fmt::format("the GPU failed the frame: {}", gpu::clErrorName(status));
+        done.error = frame.failure;
     } else {
-        done.stages = pending.session->stageTimes(frame.frame);
+        done.stages = pending.session->stageTimes(frame.frame.frame);
     }
     // The Done first: what follows only keeps the books, and the client waits.
     ClientState* client = clientByToken(pending.token); // null: it went away; its buffers go with `frame`
-    SessionState* session = nullptr;
     if (client) {
         --client->in_flight;
         if (auto state = client->sessions.find(pending.session_id); state != client->sessions.end()) {
-            session = &state->second;
-            --session->in_flight;
-            ++(done.status == wire::FrameStatus::Ok ? session->counters.done : session->counters.failed);
+            SessionState& session = state->second;
+            --session.in_flight;
+            ++(done.status == wire::FrameStatus::Ok ? session.counters.done : session.counters.failed);
             if (done.status == wire::FrameStatus::Ok)
-                session->metrics.add(end_ns, end_ns - pending.queued_ns);
+                session.metrics.add(end_ns, end_ns - pending.queued_ns);
         }
         sendDone(*client, pending.session_id, pending.sequence, done);
     }
-
-    // From when the GPU could take it: a frame queued behind another waited for it first.
-    const uint64_t wall_ns = end_ns - std::max(frame.start_ns, gpu_free_ns_);
-    gpu_free_ns_ = end_ns;
-    uint64_t gpu_ns = wall_ns;
-    if (status == CL_COMPLETE) {
-        pending.session->frameCompleted(frame.frame, wall_ns);
-        // Without profiling (a recording whose event carries none) the frame's time on
-        // the GPU's queue stands in.
-        if (const uint64_t profiled = pending.session->gpuNs(frame.frame))
-            gpu_ns = profiled;
-    }
-    fair_queue_.charge(frame.client_id, gpu_ns);
-    perf_hint_.workEnded(std::chrono::steady_clock::now());
-    if (client) {
-        client->gpu_ns += gpu_ns;
-        if (session)
-            session->last_gpu_ns = gpu_ns;
-        if (!traces_.empty())
-            traceFrame(*client, frame);
-    }
-    schedule();
+    if (ran)
+        pending.session->frameCompleted(frame.frame.frame, frame.gpu_ns);
+    if (on_gpu_.empty())
+        perf_hint_.workEnded(std::chrono::steady_clock::now());
+    if (client && ran && !traces_.empty())
+        traceFrame(*client, frame);
 }
 
 void Server::traceFrame(const ClientState& client, const InFlightFrame& frame)
 {
     const PendingFrame& pending = frame.pending;
     const auto now = std::chrono::steady_clock::now();
-    for (const auto& slice : pending.session->dispatchSlices(frame.frame)) {
+    for (const auto& slice : pending.session->dispatchSlices(frame.frame.frame)) {
         const scheduler::TraceSlice traced{client.id,        client.name,    pending.session_id,
                                            pending.session->pipelineName(), slice.stage, slice.name,
                                            pending.sequence, slice.start_ns, slice.end_ns};
@@ -425,6 +522,8 @@ void Server::armSchedulerTimer()
                     earliest = std::min(earliest, frame.deadline_ns);
     if (const auto idle = perf_hint_.idleDeadline(); idle && in_flight_.empty())
         earliest = std::min(earliest, monotonicNs(*idle));
+    if (feed_at_ns_)
+        earliest = std::min(earliest, feed_at_ns_);
     for (const OpenTrace& trace : traces_)
         earliest = std::min(earliest, monotonicNs(trace.ends));
 
@@ -454,7 +553,8 @@ void Server::drain(std::chrono::milliseconds timeout)
     while (waiting() > 0 && std::chrono::steady_clock::now() < deadline) {
         const auto completions = completions_.take();
         for (const Completion& completion : completions)
-            completeFrame(completion);
+            completePart(completion);
+        schedule();
         if (completions.empty())
             std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }

@@ -502,7 +502,14 @@ void Server::dropClient(const std::string& token, bool disconnected)
     if (client.buffer_connection.valid())
         loop_.unwatch(client.buffer_connection.get());
     fair_queue_.removeClient(client.id); // its waiting frames, and their buffers, go now
+    // A frame with parts on the GPU and parts still to go: the rest will not.
+    std::vector<uint64_t> unfinished;
+    for (const auto& [serial, frame] : in_flight_)
+        if (frame.client_id == client.id && !frame.frame.frame.allEnqueued() && frame.failure.empty())
+            unfinished.push_back(serial);
     clients_.erase(it); // frames on the GPU keep their buffers and session until they end
+    for (uint64_t serial : unfinished)
+        abandonFrame(in_flight_.at(serial), "its client went away");
     schedule();
 }
 

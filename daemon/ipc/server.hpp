@@ -3,6 +3,7 @@
 // clients, their buffers and sessions, and frames from Submit to Done.
 
 #include <chrono>
+#include <deque>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -25,6 +26,7 @@
 #include "ipc/peer_access.hpp"
 #include "ipc/socket_files.hpp"
 #include "pipeline/catalog.hpp"
+#include "pipeline/client_frame.hpp"
 #include "pipeline/session_preparer.hpp"
 #include "pipeline/tuner.hpp"
 #include "scheduler/chrome_trace.hpp"
@@ -71,14 +73,32 @@ private:
         std::shared_ptr<memory::ImportedBuffer> output;
         uint64_t queued_ns;
         uint64_t deadline_ns; // CLOCK_MONOTONIC by which it must start; 0: none
+        // Its first part is on the GPU: it stays at the front of its client's queue, and
+        // in in_flight_, until its last part is.
+        bool started = false;
     };
     struct InFlightFrame {
         PendingFrame pending;
         uint64_t client_id;
-        pipeline::EnqueuedFrame frame;
-        cl::Event done; // the frame's last command, whose completion callback ends it
-        uint64_t start_ns;
+        pipeline::ClientFrame frame;
+        uint64_t start_ns;        // its first part enqueued
+        uint64_t last_part_ns = 0; // its last part enqueued, or its end enqueued when abandoned
+        uint64_t gpu_ns = 0;      // its parts' measured GPU time, summed as they end
+        // Why its parts stopped going to the GPU (one failed to enqueue): it ends Failed
+        // once what it enqueued has run.
+        std::string failure;
     };
+    // A part of a frame on the GPU's queue, in order: the scheduler's view of the work
+    // ahead of the GPU.
+    struct QueuedPart {
+        uint64_t serial;       // what the completion queue reports
+        uint64_t frame;        // the in-flight frame's serial
+        size_t part;           // its index in the frame; `abandoned_part` for an abandoned frame's end
+        uint64_t predicted_ns; // 0: unknown
+        uint64_t enqueued_ns;
+        bool last; // the frame ends with it
+    };
+    static constexpr size_t abandoned_part = SIZE_MAX;
     struct Refusal {
         wire::FrameStatus status;
         std::string error;
@@ -131,19 +151,30 @@ private:
     void onSubmit(ClientState& client, const wire::Submit& submit);
     void sendDone(ClientState& client, uint32_t session, uint64_t sequence, const DoneFields& done);
 
-    // The scheduler (frames.cpp): every client's frames wait in the fair queue; one is on
-    // the GPU (and, while its client alone has frames waiting, a short one behind it),
-    // so the next one is chosen when one ends.
+    // The scheduler (frames.cpp): every client's frames wait in the fair queue, and go to
+    // the GPU a part at a time while the work ahead of it is predicted to end within
+    // feed_lead_ns, so another client's frame that comes waits for about that and one
+    // part.
     tl::expected<PendingFrame, Refusal> acceptFrame(ClientState& client, const HeldSubmit& submit);
     void applyBackpressure(ClientState& client, SessionState& state, const HeldSubmit& submit, PendingFrame frame);
     void queueFrame(ClientState& client, SessionState& state, PendingFrame frame);
     void admitHeld(ClientState& client);
     void schedule();
-    // Whether the next waiting frame of `client_id`, whose frame is on the GPU, may
-    // join it there: no other client has frames waiting, and its session's last frame
-    // was short (1 ms, or gpu.kernel_budget_ms if less).
-    bool mayQueueBehind(uint64_t client_id);
-    void startFrame(uint64_t client_id, PendingFrame pending);
+    // The predicted time until the GPU runs out of the parts queued on it, from `now_ns`.
+    uint64_t workAheadNs(uint64_t now_ns) const;
+    // How far ahead the GPU is fed: 0.5 ms, or a quarter of gpu.kernel_budget_ms if less.
+    uint64_t feedLeadNs() const;
+    // The predicted time of the next part of `client_id`'s front frame; 0: unknown.
+    uint64_t nextPartNs(uint64_t client_id);
+    // Puts the next part of `client_id`'s front frame on the GPU, starting the frame
+    // first if it is new; pops it from the fair queue once it is all there.
+    void enqueueNextPart(uint64_t client_id);
+    // A started frame whose next part failed to enqueue: ends Failed with `error` once
+    // what it enqueued has run (at once if nothing was).
+    void abandonFrame(InFlightFrame& frame, const std::string& error);
+    // Watches `event`, the end of part `part` of in-flight frame `serial`.
+    void watchPart(uint64_t serial, size_t part, const cl::Event& event, uint64_t predicted_ns,
+                   uint64_t enqueued_ns, bool last);
     void expireWaitingFrames(uint64_t now_ns);
     // Done for a frame that never reached the GPU, with its client's counts.
     void endWaitingFrame(const PendingFrame& frame, wire::FrameStatus status, const std::string& error);
@@ -167,7 +198,8 @@ private:
     void closeBufferConnection(int fd);
 
     void onCompletions();
-    void completeFrame(const Completion& completion);
+    void completePart(const Completion& completion);
+    void completeFrame(InFlightFrame frame, cl_int status, uint64_t callback_ns);
     void traceFrame(const ClientState& client, const InFlightFrame& frame);
     void expireSilentClients();
     void dropClient(const std::string& token, bool disconnected);
@@ -216,8 +248,11 @@ private:
     pipeline::SessionPreparer preparer_; // after what its sessions use; its thread stops first
     CompletionQueue completions_;
     scheduler::FairQueue<PendingFrame> fair_queue_;
-    std::map<uint64_t, InFlightFrame> in_flight_; // on the GPU, by serial
-    uint64_t gpu_free_ns_ = 0; // when the last frame on the GPU was seen to end
+    std::map<uint64_t, InFlightFrame> in_flight_; // started, by serial
+    std::deque<QueuedPart> on_gpu_;               // enqueued and not yet seen to end, in order
+    uint64_t last_part_end_ns_ = 0; // when the last part seen to end ended, on CLOCK_MONOTONIC
+    uint64_t next_part_serial_ = 1;
+    uint64_t feed_at_ns_ = 0; // when the work ahead will have shrunk under the lead; 0: no frame waits
     uint64_t next_frame_serial_ = 1;
     uint64_t next_client_id_ = 1;
     scheduler::PerfHintSwitch perf_hint_;

@@ -87,6 +87,10 @@ std::vector<size_t> placeOnchip(const std::vector<IntermediateUse>& uses,
     std::vector<size_t> rest;
     for (size_t index : order) {
         const IntermediateUse& use = uses[index];
+        if (!use.onchip_allowed) {
+            rest.push_back(index);
+            continue;
+        }
         const uint64_t packed_bytes = roundUp(use.bytes, alignment);
         // Only ranges that take bytes can collide; a zero-byte intermediate takes none
         // and lands at offset 0.

@@ -9,11 +9,14 @@
 namespace framecl::memory {
 
 // An intermediate written first by dispatch `first` and read last by dispatch `last`
-// (indices into the session's dispatches, first <= last).
+// (indices into the session's dispatches, first <= last). `onchip_allowed` false keeps
+// it in device memory: the session cuts its recording where it is alive
+// (docs/architecture.md, "Scheduling").
 struct IntermediateUse {
     uint64_t bytes;
     uint32_t first;
     uint32_t last;
+    bool onchip_allowed = true;
 };
 
 struct Placement {
@@ -29,7 +32,7 @@ struct IntermediatePlan {
 };
 
 // Guide §9.1 (cl_qcom_onchip_global_memory): with `onchip_capacity` > 0, every
-// intermediate that fits goes on-chip, at offsets (multiples of `alignment`) chosen so
+// intermediate allowed there that fits goes on-chip, at offsets (multiples of `alignment`) chosen so
 // that no two whose live ranges overlap share a byte, all within the capacity; the
 // rest, and all of them when the capacity is 0, go to device buffers, each buffer
 // shared by intermediates whose live ranges do not overlap.

@@ -1,7 +1,8 @@
 #pragma once
 // One frame of a session between two imported client buffers, with the copies a
 // device without unified memory needs (memory::ImportPath::HostCopy) around it: the
-// daemon and the in-process transport bench enqueue frames this one way.
+// daemon and the in-process transport bench enqueue frames this one way, the daemon
+// part by part so that other clients' work may run between the parts.
 
 #include <CL/opencl.hpp>
 
@@ -13,13 +14,31 @@ namespace framecl::pipeline {
 
 struct ClientFrame {
     EnqueuedFrame frame;
-    cl::Event done; // completes last: a release, the output's copy back, or the frame's last dispatch
+    bool buffers_acquired = false; // the acquire and upload are enqueued
+    cl::Event done; // once the last part is enqueued: completes last (a release, the output's copy back, or the last dispatch)
 };
 
-// Enqueues, on the device's in-order queue, the buffers' acquire (khr-dmabuf), the
-// input's upload (host-copy), the session's frame, the output's download (host-copy)
-// and the buffers' release (khr-dmabuf), each where the buffer's path needs it. Returns at once. On an error,
-// whatever was enqueued before it may still run.
+// Starts a frame of `session` from `in` to `out`; enqueues nothing yet.
+Result<ClientFrame> beginClientFrame(Session& session, const memory::ImportedBuffer& in,
+                                     const memory::ImportedBuffer& out);
+
+// Enqueues the frame's next part on the device's in-order queue and returns at once,
+// with the event that ends what it enqueued: before the first part, the buffers'
+// acquire (khr-dmabuf) and the input's upload (host-copy); after the last, the output's
+// download (host-copy) and the buffers' release (khr-dmabuf), each where the buffer's
+// path needs it. On an error, whatever was enqueued before it may still run.
+Result<cl::Event> enqueueClientPart(const Session& session, const memory::ImportedBuffer& in,
+                                    const memory::ImportedBuffer& out, ClientFrame& frame,
+                                    const cl::CommandQueue& queue);
+
+// Ends a frame whose remaining parts will not run (a part failed to enqueue, or its
+// client went away): releases the buffers it acquired, and returns an event that
+// completes after everything the frame enqueued; none where it enqueued nothing.
+Result<std::optional<cl::Event>> abandonClientFrame(const memory::ImportedBuffer& in,
+                                                    const memory::ImportedBuffer& out, ClientFrame& frame,
+                                                    const cl::CommandQueue& queue);
+
+// A whole frame, every part at once.
 Result<ClientFrame> enqueueClientFrame(Session& session, const memory::ImportedBuffer& in,
                                        const memory::ImportedBuffer& out, const cl::CommandQueue& queue);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstring>
 #include <limits>
 
@@ -22,16 +23,6 @@ namespace fs = std::filesystem;
 // On-chip intermediates start on cache-line multiples: the guide gives no stricter rule
 // for CL_MEM_ONCHIP_GLOBAL_OFFSET_QCOM, and a line keeps two buffers' writes apart.
 constexpr uint64_t onchip_alignment = 128;
-
-// An intermediate as the session binds it: the whole packed frame of `format`.
-struct IntermediateBuffer {
-    framecl_format format;
-    framecl_frame_layout layout{};
-    uint64_t bytes = 0;
-    uint32_t first = std::numeric_limits<uint32_t>::max();
-    uint32_t last = 0;
-    cl_mem mem = nullptr;
-};
 
 Result<void> setArg(const cl::Kernel& kernel, const std::string& name, cl_uint index, size_t size, const void* value)
 {
@@ -139,7 +130,7 @@ Result<std::unique_ptr<Session>> Session::open(const gpu::GpuContext& gpu,
 
     // Intermediates: between stage k and k + 1 the packed frame of shapes[k + 1]; then
     // each plan's own. Live ranges come from the dispatches that bind them.
-    std::vector<IntermediateBuffer> intermediates;
+    auto& intermediates = session->intermediates_;
     for (size_t k = 0; k + 1 < stages.size(); ++k)
         intermediates.push_back({shapes[k + 1]});
     std::vector<size_t> local_base; // index of stage k's first own intermediate
@@ -148,95 +139,62 @@ Result<std::unique_ptr<Session>> Session::open(const gpu::GpuContext& gpu,
         for (uint32_t i = 0; i < plan.intermediate_count; ++i)
             intermediates.push_back({plan.intermediates[i].format});
     }
-    const auto intermediateOf = [&](size_t k, const framecl_arg& arg) -> IntermediateBuffer* {
+    const auto intermediateOf = [&](size_t k, const framecl_arg& arg) -> std::optional<uint32_t> {
         const bool last = k + 1 == stages.size();
         switch (arg.kind) {
         case FRAMECL_ARG_INPUT_PLANE:
-            return k == 0 ? nullptr : &intermediates[k - 1];
+            return k == 0 ? std::nullopt : std::optional<uint32_t>(k - 1);
         case FRAMECL_ARG_OUTPUT_PLANE:
-            return last ? nullptr : &intermediates[k];
+            return last ? std::nullopt : std::optional<uint32_t>(k);
         case FRAMECL_ARG_INTERMEDIATE:
-            return &intermediates[local_base[k] + arg.index];
+            return uint32_t(local_base[k] + arg.index);
         default:
-            return nullptr;
+            return std::nullopt;
         }
     };
     uint32_t dispatch = 0;
     for (size_t k = 0; k < plans.size(); ++k)
         for (uint32_t d = 0; d < plans[k].dispatch_count; ++d, ++dispatch)
             for (uint32_t a = 0; a < plans[k].dispatches[d].arg_count; ++a)
-                if (IntermediateBuffer* buffer = intermediateOf(k, plans[k].dispatches[d].args[a])) {
-                    buffer->first = std::min(buffer->first, dispatch);
-                    buffer->last = std::max(buffer->last, dispatch);
+                if (const auto i = intermediateOf(k, plans[k].dispatches[d].args[a])) {
+                    intermediates[*i].first = std::min(intermediates[*i].first, dispatch);
+                    intermediates[*i].last = std::max(intermediates[*i].last, dispatch);
                 }
-
-    std::vector<memory::IntermediateUse> uses;
     for (auto& buffer : intermediates) {
         buffer.bytes = framecl_packed_layout(buffer.format.fourcc, buffer.format.width, buffer.format.height,
                                              &buffer.layout);
         if (buffer.first > buffer.last) // bound by no dispatch
             buffer.first = buffer.last = 0;
-        uses.push_back({buffer.bytes, buffer.first, buffer.last});
     }
 
     // Guide §9.1: on-chip contents live only for one enqueue of one recording, so only
     // the qcom recording may use them.
     session->recording_ = options.recording;
-    const auto& caps = gpu.capabilities();
-    const uint64_t onchip_capacity = options.recording == gpu::RecordingMode::Qcom && options.onchip_intermediates
-                                         ? caps.onchip_global_memory_size
-                                         : 0;
-    const memory::IntermediatePlan placement = memory::planIntermediates(uses, onchip_capacity, onchip_alignment);
-    for (uint64_t size : placement.buffer_sizes)
-        session->device_bytes_ += std::max<uint64_t>(size, 1);
+    session->onchip_intermediates_ = options.recording == gpu::RecordingMode::Qcom && options.onchip_intermediates &&
+                                     gpu.capabilities().onchip_global_memory_size > 0;
+    session->max_device_bytes_ = options.max_device_bytes;
     for (const auto& plan : plans)
         for (uint32_t c = 0; c < plan.constant_count; ++c)
-            session->device_bytes_ += plan.constants[c].size;
-    if (options.max_device_bytes > 0 && session->device_bytes_ > options.max_device_bytes)
-        return fail(fmt::format("its intermediates and constants need {} bytes of device memory, over the {} "
-                                "allowed",
-                                session->device_bytes_, options.max_device_bytes));
-    cl_int err = CL_SUCCESS;
-    std::vector<cl_mem> device_buffers;
-    for (uint64_t size : placement.buffer_sizes) {
-        session->buffers_.emplace_back(gpu.context(), CL_MEM_READ_WRITE | CL_MEM_HOST_NO_ACCESS, std::max<uint64_t>(size, 1),
-                                       nullptr, &err);
-        if (err != CL_SUCCESS)
-            return fail(gpu::clFailure("clCreateBuffer", err, "intermediate buffer"));
-        device_buffers.push_back(session->buffers_.back()());
-    }
-    for (size_t i = 0; i < intermediates.size(); ++i) {
-        const memory::Placement& where = placement.placements[i];
-        if (!where.onchip) {
-            intermediates[i].mem = device_buffers[where.buffer];
-            continue;
-        }
-        const cl_mem_properties properties[] = {CL_MEM_ONCHIP_GLOBAL_QCOM, 1, CL_MEM_ONCHIP_GLOBAL_OFFSET_QCOM,
-                                                where.offset, 0};
-        cl_mem onchip = gpu.vendor().clCreateBufferWithProperties(gpu.context()(), properties, CL_MEM_READ_WRITE,
-                                                                  intermediates[i].bytes, nullptr, &err);
-        if (err != CL_SUCCESS)
-            return fail(gpu::clFailure("clCreateBufferWithProperties", err,
-                                       fmt::format("on-chip intermediate at offset {}", where.offset)));
-        session->buffers_.emplace_back(onchip); // owns it
-        intermediates[i].mem = onchip;
-        ++session->onchip_count_;
-    }
-    session->onchip_bytes_ = placement.onchip_bytes;
+            session->constant_bytes_ += plan.constants[c].size;
+    if (options.max_device_bytes > 0 && session->constant_bytes_ > options.max_device_bytes)
+        return fail(fmt::format("its constants need {} bytes of device memory, over the {} allowed",
+                                session->constant_bytes_, options.max_device_bytes));
 
-    // Kernels, with every argument that no frame changes bound now.
+    // Kernels, with every argument that no frame changes bound now but the
+    // intermediates, bound where they are placed (placeIntermediates).
+    cl_int err = CL_SUCCESS;
     for (size_t k = 0; k < plans.size(); ++k) {
         const Plugin& plugin = *stages[k].plugin;
         std::vector<cl_mem> constants;
         for (uint32_t c = 0; c < plans[k].constant_count; ++c) {
             framecl_constant& constant = plans[k].constants[c];
-            session->buffers_.emplace_back(gpu.context(),
-                                           CL_MEM_READ_ONLY | CL_MEM_HOST_NO_ACCESS | CL_MEM_COPY_HOST_PTR,
-                                           constant.size, constant.bytes, &err);
+            session->constants_.emplace_back(gpu.context(),
+                                             CL_MEM_READ_ONLY | CL_MEM_HOST_NO_ACCESS | CL_MEM_COPY_HOST_PTR,
+                                             constant.size, constant.bytes, &err);
             if (err != CL_SUCCESS)
                 return fail(gpu::clFailure("clCreateBuffer", err,
                                            fmt::format("stage {} ({}): constant {}", k + 1, stages[k].label, c)));
-            constants.push_back(session->buffers_.back()());
+            constants.push_back(session->constants_.back()());
         }
         for (uint32_t d = 0; d < plans[k].dispatch_count; ++d) {
             const framecl_dispatch& plan = plans[k].dispatches[d];
@@ -257,9 +215,9 @@ Result<std::unique_ptr<Session>> Session::open(const gpu::GpuContext& gpu,
                 case FRAMECL_ARG_INPUT_PLANE:
                 case FRAMECL_ARG_OUTPUT_PLANE:
                 case FRAMECL_ARG_INTERMEDIATE:
-                    if (IntermediateBuffer* buffer = intermediateOf(k, arg)) {
+                    if (const auto i = intermediateOf(k, arg)) {
                         const uint32_t plane = arg.kind == FRAMECL_ARG_INTERMEDIATE ? 0 : arg.index;
-                        bound = setPlaneArgs(kernel, name, arg_index, buffer->mem, buffer->layout.planes[plane]);
+                        session->intermediate_args_.push_back({index, arg_index, *i, plane});
                     } else {
                         session->frame_args_.push_back(
                             {index, arg_index, arg.kind == FRAMECL_ARG_OUTPUT_PLANE, arg.index});
@@ -300,21 +258,140 @@ Result<std::unique_ptr<Session>> Session::open(const gpu::GpuContext& gpu,
         }
     }
 
-    // The kernel-time budget: seed each prediction, then cut the dispatches for it.
+    // The kernel-time budget: seed each prediction (calibrated with every intermediate
+    // in device memory), cut the dispatches for it, then place the intermediates for
+    // the parts the recording will be cut into.
     session->kernel_budget_ns_ = options.kernel_budget_ns;
     session->stage_counters_.resize(stages.size());
+    const std::vector<bool> none(intermediates.size(), false);
+    std::optional<std::vector<bool>> placed;
     if (options.assumed_ns_per_item) {
         for (PlannedDispatch& planned : session->dispatches_)
             planned.cost.ns_per_item = *options.assumed_ns_per_item;
     } else if (options.kernel_budget_ns > 0) {
+        if (auto done = session->placeIntermediates(none); !done)
+            return tl::unexpected(done.error());
+        placed = none;
         if (auto calibrated = session->calibrate(); !calibrated)
             return fail(fmt::format("calibrating for gpu.kernel_budget_ms: {}", calibrated.error().message));
     }
     session->planAllTiles();
+    if (const auto wanted = session->planOnchipRuns(); wanted != placed)
+        if (auto done = session->placeIntermediates(wanted); !done)
+            return tl::unexpected(done.error());
     if (auto recorded = session->recordAhead(); !recorded)
         return fail(fmt::format("recording the pipeline ({}): {}", gpu::recordingModeName(session->recording_),
                                 recorded.error().message));
     return session;
+}
+
+Result<void> Session::placeIntermediates(const std::vector<bool>& onchip_allowed)
+{
+    std::vector<memory::IntermediateUse> uses;
+    for (size_t i = 0; i < intermediates_.size(); ++i)
+        uses.push_back({intermediates_[i].bytes, intermediates_[i].first, intermediates_[i].last, onchip_allowed[i]});
+    const uint64_t onchip_capacity = onchip_intermediates_ ? gpu_->capabilities().onchip_global_memory_size : 0;
+    const memory::IntermediatePlan placement = memory::planIntermediates(uses, onchip_capacity, onchip_alignment);
+    uint64_t device_bytes = constant_bytes_;
+    for (uint64_t size : placement.buffer_sizes)
+        device_bytes += std::max<uint64_t>(size, 1);
+    if (max_device_bytes_ > 0 && device_bytes > max_device_bytes_)
+        return fail(fmt::format("its intermediates and constants need {} bytes of device memory, over the {} "
+                                "allowed",
+                                device_bytes, max_device_bytes_));
+    intermediate_buffers_.clear(); // the previous placement's: the calibration's
+    cl_int err = CL_SUCCESS;
+    std::vector<cl_mem> device_buffers;
+    for (uint64_t size : placement.buffer_sizes) {
+        intermediate_buffers_.emplace_back(gpu_->context(), CL_MEM_READ_WRITE | CL_MEM_HOST_NO_ACCESS,
+                                           std::max<uint64_t>(size, 1), nullptr, &err);
+        if (err != CL_SUCCESS)
+            return fail(gpu::clFailure("clCreateBuffer", err, "intermediate buffer"));
+        device_buffers.push_back(intermediate_buffers_.back()());
+    }
+    std::vector<cl_mem> mems;
+    onchip_count_ = 0;
+    for (size_t i = 0; i < intermediates_.size(); ++i) {
+        const memory::Placement& where = placement.placements[i];
+        intermediates_[i].onchip = where.onchip;
+        if (!where.onchip) {
+            mems.push_back(device_buffers[where.buffer]);
+            continue;
+        }
+        const cl_mem_properties properties[] = {CL_MEM_ONCHIP_GLOBAL_QCOM, 1, CL_MEM_ONCHIP_GLOBAL_OFFSET_QCOM,
+                                                where.offset, 0};
+        cl_mem onchip = gpu_->vendor().clCreateBufferWithProperties(gpu_->context()(), properties, CL_MEM_READ_WRITE,
+                                                                    intermediates_[i].bytes, nullptr, &err);
+        if (err != CL_SUCCESS)
+            return fail(gpu::clFailure("clCreateBufferWithProperties", err,
+                                       fmt::format("on-chip intermediate at offset {}", where.offset)));
+        intermediate_buffers_.emplace_back(onchip); // owns it
+        mems.push_back(onchip);
+        ++onchip_count_;
+    }
+    onchip_bytes_ = placement.onchip_bytes;
+    device_bytes_ = device_bytes;
+    for (const IntermediateArg& arg : intermediate_args_) {
+        const gpu::ReplayDispatch& whole = dispatches_[arg.dispatch].whole;
+        const Intermediate& buffer = intermediates_[arg.intermediate];
+        if (auto bound = setPlaneArgs(whole.kernel, whole.name, arg.index, mems[arg.intermediate],
+                                      buffer.layout.planes[arg.plane]);
+            !bound)
+            return bound;
+    }
+    return {};
+}
+
+std::vector<bool> Session::planOnchipRuns()
+{
+    std::vector<bool> allowed(intermediates_.size(), onchip_intermediates_);
+    if (!onchip_intermediates_)
+        return allowed;
+    // Runs of consecutive stages whose predicted time together stays within a tile's
+    // target each run as one part; a stage over it alone (or with more dispatches than
+    // a recording holds) is cut at its tiles, so nothing of it stays on-chip.
+    std::vector<double> stage_ns(stage_names_.size(), 0);
+    for (const PlannedDispatch& planned : dispatches_)
+        stage_ns[planned.stage] += double(workItems(planned.shape.global)) * planned.cost.ns_per_item;
+    const double target = kernel_budget_ns_ > 0 ? tileTarget(kernel_budget_ns_) : INFINITY;
+    // A qcom recording's capacity bounds a run's dispatches as well.
+    std::vector<uint32_t> stage_dispatches(stage_names_.size(), 0);
+    for (const PlannedDispatch& planned : dispatches_)
+        ++stage_dispatches[planned.stage];
+    const uint32_t capacity = recordingCapacity();
+    std::vector<uint32_t> group(stage_ns.size(), 0);
+    std::vector<double> group_ns{0};
+    std::vector<uint32_t> group_dispatches{0};
+    for (size_t k = 0; k < stage_ns.size(); ++k) {
+        if (k > 0 && (group_ns.back() + stage_ns[k] > target ||
+                      (capacity > 0 && group_dispatches.back() + stage_dispatches[k] > capacity))) {
+            group_ns.push_back(0);
+            group_dispatches.push_back(0);
+        }
+        group[k] = uint32_t(group_ns.size() - 1);
+        group_ns.back() += stage_ns[k];
+        group_dispatches.back() += stage_dispatches[k];
+    }
+    for (size_t i = 0; i < intermediates_.size(); ++i) {
+        const uint32_t first = group[dispatches_[intermediates_[i].first].stage];
+        const uint32_t last = group[dispatches_[intermediates_[i].last].stage];
+        allowed[i] = first == last && group_ns[first] <= target &&
+                     (capacity == 0 || group_dispatches[first] <= capacity);
+    }
+    run_of_stage_ = std::move(group);
+    return allowed;
+}
+
+Cut Session::cutBetween(const RecordedTile& before, const RecordedTile& after) const
+{
+    // Alive across a cut between tiles of one dispatch: anything that dispatch binds.
+    for (const Intermediate& buffer : intermediates_)
+        if (buffer.onchip && buffer.first <= before.dispatch && buffer.last >= after.dispatch)
+            return Cut::No;
+    if (!run_of_stage_.empty() &&
+        run_of_stage_[dispatches_[before.dispatch].stage] != run_of_stage_[dispatches_[after.dispatch].stage])
+        return Cut::Must;
+    return Cut::May;
 }
 
 Result<void> Session::recordAhead()
@@ -340,23 +417,29 @@ Result<void> Session::recordAhead()
         return tl::unexpected(recorded.error());
     // One run: a driver finishes a recording at its first enqueue, and PoCL compiles
     // each kernel for its work-group size at its first run.
-    const auto updates = frameUpdates(in_frame, out_frame, (*recorded)->first_tile);
-    auto events = (*recorded)->replay->enqueue(updates);
-    if (!events)
-        return tl::unexpected(events.error());
-    if (err = cl::WaitForEvents(*events); err != CL_SUCCESS)
+    std::vector<cl::Event> events;
+    for (const RecordedPart& part : (*recorded)->parts) {
+        auto enqueued = part.replay->enqueue(frameUpdates(in_frame, out_frame, (*recorded)->first_tile, part.first,
+                                                          part.end));
+        if (!enqueued)
+            return tl::unexpected(enqueued.error());
+        events.insert(events.end(), enqueued->begin(), enqueued->end());
+    }
+    if (err = cl::WaitForEvents(events); err != CL_SUCCESS)
         return fail(gpu::clFailure("clWaitForEvents", err, "the recording's first run"));
     // Every frame replaces the stand-ins through its updates; what was recorded for them
     // alone goes with them.
     // The first client frame still teaches the predictions nothing (EnqueuedFrame): under
     // khr without mutable dispatch its buffers get a command buffer of their own.
-    (*recorded)->replay->forget(updates);
+    for (const RecordedPart& part : (*recorded)->parts)
+        part.replay->forget(frameUpdates(in_frame, out_frame, (*recorded)->first_tile, part.first, part.end));
     sequence_ = std::move(*recorded);
     return {};
 }
 
 std::vector<gpu::ArgUpdate> Session::frameUpdates(const FrameBuffer& in, const FrameBuffer& out,
-                                                  const std::vector<uint32_t>& first_tile) const
+                                                  const std::vector<uint32_t>& first_tile, uint32_t first,
+                                                  uint32_t end) const
 {
     std::vector<gpu::ArgUpdate> updates;
     updates.reserve(frame_args_.size() * 3);
@@ -364,10 +447,12 @@ std::vector<gpu::ArgUpdate> Session::frameUpdates(const FrameBuffer& in, const F
         const FrameBuffer& buffer = arg.output ? out : in;
         const cl_uint offset = buffer.layout->planes[arg.plane].offset;
         const cl_uint stride = buffer.layout->planes[arg.plane].stride;
-        for (uint32_t tile = first_tile[arg.dispatch]; tile < first_tile[arg.dispatch + 1]; ++tile) {
-            updates.push_back(update(tile, arg.index, &buffer.mem, sizeof buffer.mem, true));
-            updates.push_back(update(tile, arg.index + 1, &offset, sizeof offset));
-            updates.push_back(update(tile, arg.index + 2, &stride, sizeof stride));
+        const uint32_t from = std::max(first_tile[arg.dispatch], first);
+        const uint32_t to = std::min(first_tile[arg.dispatch + 1], end);
+        for (uint32_t tile = from; tile < to; ++tile) {
+            updates.push_back(update(tile - first, arg.index, &buffer.mem, sizeof buffer.mem, true));
+            updates.push_back(update(tile - first, arg.index + 1, &offset, sizeof offset));
+            updates.push_back(update(tile - first, arg.index + 2, &stride, sizeof stride));
         }
     }
     return updates;
@@ -383,7 +468,12 @@ Result<void> Session::checkOutput(const framecl_frame_layout& layout) const
     return checkShape(layout, output_, "output");
 }
 
-Result<EnqueuedFrame> Session::enqueue(const FrameBuffer& in, const FrameBuffer& out)
+size_t EnqueuedFrame::parts() const
+{
+    return sequence ? sequence->parts.size() : 0;
+}
+
+Result<EnqueuedFrame> Session::begin(const FrameBuffer& in, const FrameBuffer& out)
 {
     if (!sequence_) {
         // Recorded at the first frame, and again after a re-plan: a recording captures
@@ -394,18 +484,42 @@ Result<EnqueuedFrame> Session::enqueue(const FrameBuffer& in, const FrameBuffer&
                                     recorded.error().message));
         sequence_ = std::move(*recorded);
     }
-    cl::Event recording_start;
-    if (kernel_budget_ns_ > 0 && !sequence_->events_per_tile) {
+    const bool first = sequence_->frames_enqueued++ == 0;
+    EnqueuedFrame frame;
+    frame.sequence = sequence_;
+    frame.in = in;
+    frame.out = out;
+    frame.first_of_sequence = first;
+    return frame;
+}
+
+Result<cl::Event> Session::enqueuePart(EnqueuedFrame& frame) const
+{
+    const RecordedSequence& sequence = *frame.sequence;
+    const RecordedPart& part = sequence.parts.at(frame.parts_enqueued);
+    if (kernel_budget_ns_ > 0 && !sequence.events_per_tile) {
         cl_event marker = nullptr;
         if (cl_int err = clEnqueueMarkerWithWaitList(gpu_->queue()(), 0, nullptr, &marker); err != CL_SUCCESS)
             return fail(gpu::clFailure("clEnqueueMarkerWithWaitList", err, "the start of a recording"));
-        recording_start = cl::Event(marker); // takes the reference the enqueue returned
+        frame.part_starts.emplace_back(marker); // takes the reference the enqueue returned
     }
-    auto events = sequence_->replay->enqueue(frameUpdates(in, out, sequence_->first_tile));
+    auto events = part.replay->enqueue(frameUpdates(frame.in, frame.out, sequence.first_tile, part.first, part.end));
     if (!events)
         return tl::unexpected(events.error());
-    const bool first = sequence_->frames_enqueued++ == 0;
-    return EnqueuedFrame{std::move(*events), sequence_, std::move(recording_start), first};
+    frame.events.insert(frame.events.end(), events->begin(), events->end());
+    ++frame.parts_enqueued;
+    return frame.events.back();
+}
+
+Result<EnqueuedFrame> Session::enqueue(const FrameBuffer& in, const FrameBuffer& out)
+{
+    auto frame = begin(in, out);
+    if (!frame)
+        return frame;
+    while (!frame->allEnqueued())
+        if (auto part = enqueuePart(*frame); !part)
+            return tl::unexpected(part.error());
+    return frame;
 }
 
 Result<std::shared_ptr<RecordedSequence>> Session::record(const FrameBuffer& in, const FrameBuffer& out) const
@@ -435,10 +549,25 @@ Result<std::shared_ptr<RecordedSequence>> Session::record(const FrameBuffer& in,
     }
     sequence->first_tile.push_back(uint32_t(recorded.size()));
 
-    auto replay = gpu::makeReplay(recording_, *gpu_, std::move(recorded), frameUpdates(in, out, sequence->first_tile));
-    if (!replay)
-        return tl::unexpected(replay.error());
-    sequence->replay = std::move(*replay);
+    // The parts: runs of tiles within the budget's target, cut where no on-chip
+    // intermediate is alive, and always between the runs of stages planned apart
+    // (docs/architecture.md, "Scheduling").
+    std::vector<double> tile_ns;
+    std::vector<Cut> cuts;
+    for (size_t t = 0; t < sequence->tiles.size(); ++t) {
+        const RecordedTile& tile = sequence->tiles[t];
+        tile_ns.push_back(double(tile.items) * dispatches_[tile.dispatch].cost.ns_per_item);
+        cuts.push_back(t > 0 ? cutBetween(sequence->tiles[t - 1], tile) : Cut::No);
+    }
+    const double target = kernel_budget_ns_ > 0 ? tileTarget(kernel_budget_ns_) : 0;
+    for (const PartRange& range : planParts(tile_ns, cuts, target, recordingCapacity())) {
+        std::vector<gpu::ReplayDispatch> dispatches(recorded.begin() + range.first, recorded.begin() + range.end);
+        auto replay = gpu::makeReplay(recording_, *gpu_, std::move(dispatches),
+                                      frameUpdates(in, out, sequence->first_tile, range.first, range.end));
+        if (!replay)
+            return tl::unexpected(replay.error());
+        sequence->parts.push_back({std::move(*replay), range.first, range.end});
+    }
     return sequence;
 }
 

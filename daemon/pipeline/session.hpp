@@ -49,22 +49,28 @@ struct FrameBuffer {
 // The dispatches a session records, each dispatch cut into its tiles; defined in
 // pipeline/recorded_sequence.hpp.
 struct RecordedSequence;
+struct RecordedTile;
 
-// The work of one frame in flight: one event per dispatch and tile (recording off), or
-// one for the whole recording. It keeps the recorded sequence that ran it alive until
-// it is dropped, since a re-planned session records a new one while frames of the old
-// are still in flight.
+// The work of one frame in flight, enqueued part by part (Session::enqueuePart): one
+// event per dispatch and tile (recording off), or one per part of the recording. It
+// keeps the recorded sequence that ran it alive until it is dropped, since a re-planned
+// session records a new one while frames of the old are still in flight.
 struct EnqueuedFrame {
-    std::vector<cl::Event> events;
-    std::shared_ptr<const RecordedSequence> sequence;
-    // Under a kernel-time budget, a marker enqueued just before a recording: the
-    // recording ran from its end to the end of the recording's event. (PoCL profiles a
+    std::vector<cl::Event> events; // of the parts enqueued so far
+    // Under a kernel-time budget, with a recording: a marker enqueued just before each
+    // part, which ran from its end to the end of the part's event. (PoCL profiles a
     // command buffer's event as its own closing marker only, not its dispatches.)
-    cl::Event recording_start;
+    std::vector<cl::Event> part_starts;
+    std::shared_ptr<const RecordedSequence> sequence;
+    FrameBuffer in{}, out{};
+    size_t parts_enqueued = 0;
     // The first client frame of its sequence: it may pay what a driver finishes building
     // at a recording's first enqueue with new buffers (a khr command buffer of its own,
     // a new offset), so it does not teach the prediction.
     bool first_of_sequence = false;
+
+    size_t parts() const;
+    bool allEnqueued() const { return parts_enqueued == parts(); }
 };
 
 // The kernel-time budget as one stage of a session met it (docs/architecture.md, "Scheduling").
@@ -142,10 +148,28 @@ public:
     Result<void> checkInput(const framecl_frame_layout& layout) const;
     Result<void> checkOutput(const framecl_frame_layout& layout) const;
 
-    // Enqueues one frame reading `in` and writing `out`, whose layouts passed the
-    // checks above. Returns at once. The dispatches are recorded, and run once, when the
-    // session opens; the first frame after the tiles were re-planned records them anew.
+    // Starts a frame reading `in` and writing `out`, whose layouts passed the checks
+    // above, and enqueues nothing yet. The dispatches are recorded, and run once, when
+    // the session opens; the first frame after the tiles were re-planned records them
+    // anew.
+    Result<EnqueuedFrame> begin(const FrameBuffer& in, const FrameBuffer& out);
+    // Enqueues the frame's next part on the device's queue and returns at once, with
+    // the event that ends the part. Its parts go in order, and the session's next frame
+    // begins only once this one's parts are all enqueued (they share the kernels and
+    // intermediates).
+    Result<cl::Event> enqueuePart(EnqueuedFrame& frame) const;
+    // begin() and every part.
     Result<EnqueuedFrame> enqueue(const FrameBuffer& in, const FrameBuffer& out);
+
+    // The predicted GPU time of part `part` of `frame`; 0 while some dispatch of it has
+    // no prediction (no budget, and no frame measured yet).
+    uint64_t predictedNs(const EnqueuedFrame& frame, size_t part) const;
+    // The same of the first part of the next frame to begin; 0 where it is to be
+    // recorded anew.
+    uint64_t predictedFirstPartNs() const;
+    // The profiled GPU time of part `part` of `frame`, once it completed; 0 where its
+    // events carry no profiling.
+    uint64_t partNs(const EnqueuedFrame& frame, size_t part) const;
 
     // Tells the session that `frame` completed, `wall_ns` after it was enqueued: its
     // times correct the cost predictions and count in budgetStats(). With one event per
@@ -192,6 +216,25 @@ private:
         std::vector<Tile> tiles; // the whole dispatch as one tile when not cut
     };
 
+    // An intermediate as the session binds it: the whole packed frame of `format`,
+    // alive from session dispatch `first` to `last`.
+    struct Intermediate {
+        framecl_format format;
+        framecl_frame_layout layout{};
+        uint64_t bytes = 0;
+        uint32_t first = UINT32_MAX;
+        uint32_t last = 0;
+        bool onchip = false;
+    };
+    // Three consecutive kernel arguments (buffer, plane offset, plane stride) that an
+    // intermediate fills.
+    struct IntermediateArg {
+        uint32_t dispatch;
+        cl_uint index;
+        uint32_t intermediate;
+        uint32_t plane;
+    };
+
     // What frameCompleted counted for one stage.
     struct StageCounters {
         uint64_t dispatches_run = 0;
@@ -205,22 +248,38 @@ private:
         : gpu_(&gpu), pipeline_(std::move(pipeline)), input_(input)
     {
     }
-    // The frame's arguments for every recorded dispatch: `first_tile[d]` up to
-    // `first_tile[d + 1]` are the recorded dispatches of session dispatch d.
+    // The frame's arguments for the recorded dispatches [first, end), numbered from
+    // `first`: `first_tile[d]` up to `first_tile[d + 1]` are the recorded dispatches of
+    // session dispatch d. By default every recorded dispatch.
     std::vector<gpu::ArgUpdate> frameUpdates(const FrameBuffer& in, const FrameBuffer& out,
-                                             const std::vector<uint32_t>& first_tile) const;
+                                             const std::vector<uint32_t>& first_tile, uint32_t first = 0,
+                                             uint32_t end = UINT32_MAX) const;
+    // Allocates the intermediates where `placement` puts them, in place of any
+    // allocated before, and binds them to the kernels; checks max_device_bytes first.
+    Result<void> placeIntermediates(const std::vector<bool>& onchip_allowed);
+    // With the qcom recording, groups the stages into runs that each go to the GPU as
+    // one part: consecutive stages predicted together within the budget's target and
+    // a recording's capacity (a stage over either alone is a run that is cut at its
+    // tiles). Returns which intermediates may live on-chip: those alive within one run
+    // that is not cut; all where nothing is cut; none without on-chip memory
+    // (docs/architecture.md, "Scheduling").
+    std::vector<bool> planOnchipRuns();
+    // How a part may end after recorded tile `before` and the next begin with `after`.
+    Cut cutBetween(const RecordedTile& before, const RecordedTile& after) const;
     // Seeds every prediction by calibrateNsPerItem on scratch frames (session_budget.cpp).
     Result<void> calibrate();
     // Cuts each dispatch into tiles for its prediction under the budget.
     void planAllTiles();
-    // Re-plans the tiles for a longer budget where there are more than a qcom recording
-    // may hold (session_budget.cpp); returns that budget in ns, or 0 where they fit.
-    double fitTilesInRecording();
-    // Records the current tiles for the recording mode, with `in` and `out` bound.
+    // The most dispatches one recording holds: CL_DEVICE_RECORDABLE_QUEUE_MAX_SIZE under
+    // the qcom recording; 0 (no limit) otherwise.
+    uint32_t recordingCapacity() const;
+    // Records the current tiles for the recording mode, in parts, with `in` and `out`
+    // bound.
     Result<std::shared_ptr<RecordedSequence>> record(const FrameBuffer& in, const FrameBuffer& out) const;
     // Records the sequence on stand-ins for the client's buffers and runs it once, so
     // that the first frame finds it recorded and the driver's work for it done.
     Result<void> recordAhead();
+    uint64_t predictedNs(const RecordedSequence& sequence, size_t part) const;
     // Counts one dispatch or tile of `stage` that took `ns` in budgetStats().
     void countDispatch(uint32_t stage, uint64_t ns, bool estimated);
 
@@ -229,7 +288,14 @@ private:
     FrameShape input_;
     FrameShape output_{};
     std::vector<std::string> stage_names_;
-    std::vector<cl::Buffer> buffers_; // device and on-chip intermediates, plan constants
+    std::vector<cl::Buffer> constants_;     // the plans' constants
+    std::vector<Intermediate> intermediates_;
+    std::vector<IntermediateArg> intermediate_args_;
+    std::vector<cl::Buffer> intermediate_buffers_; // device buffers and on-chip views
+    uint64_t constant_bytes_ = 0;
+    uint64_t max_device_bytes_ = 0;
+    bool onchip_intermediates_ = false; // the qcom recording and the option
+    std::vector<uint32_t> run_of_stage_; // planOnchipRuns(); empty: one run
     std::vector<FrameArg> frame_args_;
     // Kept after recording: a re-plan records them anew.
     std::vector<PlannedDispatch> dispatches_;

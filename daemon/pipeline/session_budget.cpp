@@ -51,24 +51,40 @@ bool eventsPerTile(const EnqueuedFrame& frame)
     return frame.sequence && frame.sequence->events_per_tile && frame.events.size() == frame.sequence->tiles.size();
 }
 
-// The profiled span of a frame that ran as one recording: from the end of the marker
-// enqueued before it, where there is one, to the end of the recording's event.
-std::optional<ProfiledSpan> recordingSpan(const EnqueuedFrame& frame)
+// The profiled span of part `part` of a frame that ran as a recording: from the end of
+// the marker enqueued before it, where there is one, to the end of the part's event.
+std::optional<ProfiledSpan> partSpan(const EnqueuedFrame& frame, size_t part)
 {
-    if (frame.events.empty())
+    if (part >= frame.events.size())
         return std::nullopt;
-    auto span = profiledSpan(frame.events.back());
-    if (!span || !frame.recording_start())
+    auto span = profiledSpan(frame.events[part]);
+    if (!span || part >= frame.part_starts.size())
         return span;
-    if (const auto start = profiledSpan(frame.recording_start); start && start->end_ns <= span->end_ns)
+    if (const auto start = profiledSpan(frame.part_starts[part]); start && start->end_ns <= span->end_ns)
         span->start_ns = std::min(span->start_ns, start->end_ns);
     return span;
 }
 
-// The tiles of a dispatch of `shape` predicted at `ns_per_item` under `budget_ns`.
-std::vector<Tile> tilesFor(const DispatchShape& shape, double ns_per_item, uint64_t budget_ns)
+// The parts' spans of a frame that ran as a recording, summed; 0 where one carries no
+// profiling.
+uint64_t recordedNs(const EnqueuedFrame& frame)
 {
-    return planTiles(shape, double(workItems(shape.global)) * ns_per_item, tileTarget(budget_ns));
+    uint64_t total = 0;
+    for (size_t part = 0; part < frame.events.size(); ++part) {
+        const auto span = partSpan(frame, part);
+        if (!span)
+            return 0;
+        total += span->ns();
+    }
+    return total;
+}
+
+// The tiles of a dispatch of `shape` predicted at `ns_per_item` under `budget_ns` on `gpu`.
+std::vector<Tile> tilesFor(const DispatchShape& shape, double ns_per_item, uint64_t budget_ns,
+                           const gpu::Capabilities& gpu)
+{
+    return planTiles(shape, double(workItems(shape.global)) * ns_per_item, tileTarget(budget_ns),
+                     fillItems(gpu.type == gpu::DeviceType::Gpu, gpu.max_compute_units, gpu.max_work_group_size));
 }
 
 } // namespace
@@ -109,40 +125,15 @@ void Session::planAllTiles()
 {
     for (PlannedDispatch& planned : dispatches_) {
         planned.cost.planned_ns_per_item = planned.cost.ns_per_item;
-        planned.tiles = tilesFor(planned.shape, planned.cost.ns_per_item, kernel_budget_ns_);
+        planned.tiles = tilesFor(planned.shape, planned.cost.ns_per_item, kernel_budget_ns_, gpu_->capabilities());
     }
-    if (const double stretched_ns = fitTilesInRecording(); stretched_ns > 0)
-        log::get("pipeline")
-            ->warn("the tiles for a kernel-time budget of {:.3g} ms would not fit in one recording of at most {} "
-                   "dispatches (CL_DEVICE_RECORDABLE_QUEUE_MAX_SIZE): planned for {:.3g} ms",
-                   double(kernel_budget_ns_) / 1e6, gpu_->capabilities().recordable_queue_max_size,
-                   stretched_ns / 1e6);
 }
 
-double Session::fitTilesInRecording()
+uint32_t Session::recordingCapacity() const
 {
-    // Under the qcom recording each tile is a recorded dispatch, and a recording holds at
-    // most CL_DEVICE_RECORDABLE_QUEUE_MAX_SIZE of them. Past that, the tiles are planned
-    // for a longer budget until they fit: the session keeps running, its tiles over the
-    // budget counted as overruns, rather than failing every frame at recording. (A
-    // pipeline of more dispatches than that fails at recording, with that message.)
-    const uint64_t capacity =
-        recording_ == gpu::RecordingMode::Qcom ? gpu_->capabilities().recordable_queue_max_size : 0;
-    const auto tiles = [&] {
-        size_t count = 0;
-        for (const PlannedDispatch& planned : dispatches_)
-            count += planned.tiles.size();
-        return count;
-    };
-    if (capacity == 0 || dispatches_.size() > capacity || tiles() <= capacity)
-        return 0;
-    double budget_ns = double(kernel_budget_ns_);
-    while (tiles() > capacity) {
-        budget_ns *= std::max(1.05, double(tiles()) / double(capacity));
-        for (PlannedDispatch& planned : dispatches_)
-            planned.tiles = tilesFor(planned.shape, planned.cost.ns_per_item, uint64_t(budget_ns));
-    }
-    return budget_ns;
+    return recording_ == gpu::RecordingMode::Qcom ? uint32_t(std::min<uint64_t>(
+                                                        gpu_->capabilities().recordable_queue_max_size, UINT32_MAX))
+                                                  : 0;
 }
 
 void Session::countDispatch(uint32_t stage, uint64_t ns, bool estimated)
@@ -195,8 +186,8 @@ void Session::frameCompleted(const EnqueuedFrame& frame, uint64_t wall_ns)
     } else {
         // One time for the whole recording: every prediction scaled by how far off
         // their sum was, and each tile's time estimated as its scaled prediction.
-        const auto span = recordingSpan(frame);
-        const uint64_t measured = span && span->ns() > 0 ? span->ns() : wall_ns;
+        const uint64_t recorded = recordedNs(frame);
+        const uint64_t measured = recorded > 0 ? recorded : wall_ns;
         double predicted = 0;
         for (const RecordedTile& tile : tiles)
             predicted += double(tile.items) * dispatches_[tile.dispatch].cost.ns_per_item;
@@ -229,7 +220,7 @@ void Session::frameCompleted(const EnqueuedFrame& frame, uint64_t wall_ns)
         if (!planned.cost.drifted() && !over_again)
             continue;
         planned.cost.planned_ns_per_item = planned.cost.ns_per_item;
-        auto retiled = tilesFor(planned.shape, planned.cost.ns_per_item, kernel_budget_ns_);
+        auto retiled = tilesFor(planned.shape, planned.cost.ns_per_item, kernel_budget_ns_, gpu_->capabilities());
         if (retiled == planned.tiles)
             continue;
         if (was.empty())
@@ -239,8 +230,6 @@ void Session::frameCompleted(const EnqueuedFrame& frame, uint64_t wall_ns)
     }
     if (was.empty())
         return;
-    // Tiles stretched to fit a recording overrun every frame, and come back the same.
-    fitTilesInRecording();
     bool replanned = false;
     for (size_t d = 0; d < dispatches_.size(); ++d) {
         const PlannedDispatch& planned = dispatches_[d];
@@ -286,12 +275,18 @@ std::vector<std::pair<std::string, uint64_t>> Session::stageTimes(const Enqueued
 
 std::vector<DispatchSlice> Session::dispatchSlices(const EnqueuedFrame& frame) const
 {
-    if (!eventsPerTile(frame)) {
-        if (const auto span = recordingSpan(frame))
-            return {{0, "recording", span->start_ns, span->end_ns}};
-        return {};
-    }
     std::vector<DispatchSlice> slices;
+    if (!eventsPerTile(frame)) {
+        const size_t parts = frame.events.size();
+        for (size_t part = 0; part < parts; ++part)
+            if (const auto span = partSpan(frame, part)) {
+                const uint32_t first_tile = frame.sequence->parts[part].first;
+                slices.push_back({dispatches_[frame.sequence->tiles[first_tile].dispatch].stage,
+                                  parts > 1 ? fmt::format("recording part {}/{}", part + 1, parts) : "recording",
+                                  span->start_ns, span->end_ns});
+            }
+        return slices;
+    }
     for (size_t i = 0; i < frame.events.size(); ++i) {
         const auto span = profiledSpan(frame.events[i]);
         if (!span)
@@ -307,13 +302,49 @@ std::vector<DispatchSlice> Session::dispatchSlices(const EnqueuedFrame& frame) c
 
 uint64_t Session::gpuNs(const EnqueuedFrame& frame) const
 {
-    if (!eventsPerTile(frame)) {
-        const auto span = recordingSpan(frame);
-        return span ? span->ns() : 0;
-    }
+    if (!eventsPerTile(frame))
+        return recordedNs(frame);
     uint64_t total = 0;
     for (const cl::Event& event : frame.events)
         if (const auto span = profiledSpan(event))
+            total += span->ns();
+    return total;
+}
+
+uint64_t Session::predictedNs(const EnqueuedFrame& frame, size_t part) const
+{
+    return predictedNs(*frame.sequence, part);
+}
+
+uint64_t Session::predictedFirstPartNs() const
+{
+    return sequence_ ? predictedNs(*sequence_, 0) : 0;
+}
+
+uint64_t Session::predictedNs(const RecordedSequence& sequence, size_t part) const
+{
+    const RecordedPart& range = sequence.parts.at(part);
+    double total = 0;
+    for (uint32_t t = range.first; t < range.end; ++t) {
+        const RecordedTile& tile = sequence.tiles[t];
+        const double ns_per_item = dispatches_[tile.dispatch].cost.ns_per_item;
+        if (!(ns_per_item > 0))
+            return 0;
+        total += double(tile.items) * ns_per_item;
+    }
+    return uint64_t(total);
+}
+
+uint64_t Session::partNs(const EnqueuedFrame& frame, size_t part) const
+{
+    if (!frame.sequence->events_per_tile) {
+        const auto span = partSpan(frame, part);
+        return span ? span->ns() : 0;
+    }
+    const RecordedPart& range = frame.sequence->parts.at(part);
+    uint64_t total = 0;
+    for (uint32_t t = range.first; t < range.end && t < frame.events.size(); ++t)
+        if (const auto span = profiledSpan(frame.events[t]))
             total += span->ns();
     return total;
 }

@@ -66,11 +66,14 @@ TileGrid gridOf(const DispatchShape& shape, double predicted_ns, double target_n
 
 // gridOf() within max_tiles_per_dispatch: bands first, as many as allowed, then as many
 // columns in each as the rest allows.
-TileGrid cappedGridOf(const DispatchShape& shape, double predicted_ns, double target_ns)
+TileGrid cappedGridOf(const DispatchShape& shape, double predicted_ns, double target_ns, uint64_t min_items)
 {
     TileGrid grid = gridOf(shape, predicted_ns, target_ns);
-    grid.bands = std::min(grid.bands, max_tiles_per_dispatch);
-    grid.columns = std::min(grid.columns, max_tiles_per_dispatch / grid.bands);
+    size_t most = max_tiles_per_dispatch;
+    if (min_items > 0)
+        most = std::min<size_t>(most, std::max<uint64_t>(workItems(shape.global) / min_items, 1));
+    grid.bands = std::min(grid.bands, most);
+    grid.columns = std::min(grid.columns, most / grid.bands);
     return grid;
 }
 
@@ -124,15 +127,15 @@ size_t tileGranule(const DispatchShape& shape, size_t axis, double predicted_ns,
     return target_ns > 0 && per_granule > target_ns ? 1 : default_tile_granule;
 }
 
-uint32_t tileCount(const DispatchShape& shape, double predicted_ns, double target_ns)
+uint32_t tileCount(const DispatchShape& shape, double predicted_ns, double target_ns, uint64_t min_items)
 {
-    const TileGrid grid = cappedGridOf(shape, predicted_ns, target_ns);
+    const TileGrid grid = cappedGridOf(shape, predicted_ns, target_ns, min_items);
     return uint32_t(grid.bands * grid.columns);
 }
 
-std::vector<Tile> planTiles(const DispatchShape& shape, double predicted_ns, double target_ns)
+std::vector<Tile> planTiles(const DispatchShape& shape, double predicted_ns, double target_ns, uint64_t min_items)
 {
-    const TileGrid grid = cappedGridOf(shape, predicted_ns, target_ns);
+    const TileGrid grid = cappedGridOf(shape, predicted_ns, target_ns, min_items);
     if (grid.bands * grid.columns == 1)
         return {whole(shape)};
     const auto bands = split(shape.global[grid.axis], grid.granule, grid.bands);
@@ -173,6 +176,29 @@ Tile calibrationSlice(const DispatchShape& shape, size_t at_most_granules)
     slice.offset[*axis] = (granules - taken) / 2 * granule;
     slice.global[*axis] = std::min(taken * granule, extent - slice.offset[*axis]);
     return slice;
+}
+
+std::vector<PartRange> planParts(const std::vector<double>& tile_ns, const std::vector<Cut>& cuts,
+                                 double target_ns, uint32_t max_tiles)
+{
+    std::vector<PartRange> parts;
+    double sum = 0;
+    for (uint32_t t = 0; t < tile_ns.size(); ++t) {
+        const bool over = (target_ns > 0 && sum + tile_ns[t] > target_ns) ||
+                          (max_tiles > 0 && !parts.empty() && parts.back().end - parts.back().first >= max_tiles);
+        if (parts.empty() || cuts[t] == Cut::Must || (cuts[t] == Cut::May && over)) {
+            parts.push_back({t, t});
+            sum = 0;
+        }
+        parts.back().end = t + 1;
+        sum += tile_ns[t];
+    }
+    return parts;
+}
+
+uint64_t fillItems(bool gpu, uint32_t compute_units, size_t max_work_group_size)
+{
+    return gpu ? uint64_t(compute_units) * max_work_group_size * 2 : 0;
 }
 
 } // namespace framecl::pipeline

@@ -80,14 +80,49 @@ inline constexpr size_t max_tiles_per_dispatch = 4096;
 // tile per granule (or granule cell), and at most max_tiles_per_dispatch (fewer bands,
 // then fewer columns per band): past that a tile runs over the target. 1 for a
 // dispatch that cannot be cut, predicted within the target, or a target of 0.
-uint32_t tileCount(const DispatchShape& shape, double predicted_ns, double target_ns);
+// With `min_items` > 0, no more tiles than leave each about that many work items (see
+// fillItems).
+uint32_t tileCount(const DispatchShape& shape, double predicted_ns, double target_ns, uint64_t min_items = 0);
 
 // The dispatch cut into tileCount() tiles, band by band and column by column within a
 // band (memory order): along each axis the granules shared out evenly (the first parts
 // take one more where they do not divide), every extent a multiple of the granule but
 // the last, which ends at the dispatch's end. One tile, the whole dispatch, when it is
 // not cut.
-std::vector<Tile> planTiles(const DispatchShape& shape, double predicted_ns, double target_ns);
+std::vector<Tile> planTiles(const DispatchShape& shape, double predicted_ns, double target_ns,
+                            uint64_t min_items = 0);
+
+// The work items a tile needs to keep a GPU of `compute_units` busy: two work groups of
+// `max_work_group_size` per compute unit, so that while the slowest groups of a tile
+// finish, others still run (issue 14 measured 18 bands of a 1080p mean shift, each a
+// third of what the H100 holds at once, taking twice the GPU time of the whole
+// dispatch: each band waits for its slowest group with most of the device idle). 0 for
+// a CPU, whose few cores any tile of a few groups fills.
+uint64_t fillItems(bool gpu, uint32_t compute_units, size_t max_work_group_size);
+
+// Consecutive recorded dispatches (tiles) [first, end) enqueued as one unit: the
+// scheduler may put another client's work between two parts, never inside one
+// (docs/architecture.md, "Scheduling").
+struct PartRange {
+    uint32_t first = 0;
+    uint32_t end = 0;
+
+    bool operator==(const PartRange&) const = default;
+};
+
+// Whether a part may end between two recorded dispatches: `No` where an on-chip
+// intermediate is alive across, `Must` between two runs of stages placed apart.
+enum class Cut { No, May, Must };
+
+// A session's recorded dispatches, predicted at `tile_ns` each in order, grouped into
+// parts: a part takes the next tile while the sum stays within `target_ns`, and a new
+// part starts before a tile t where `cuts[t]` is May and the sum would pass the target,
+// or is Must (cuts[0] is not read). A tile over the target alone, or a run that may not
+// be cut, makes a part over it. A target of 0 (no kernel-time budget) cuts only where
+// it must. With `max_tiles` (a qcom recording's capacity; 0: none), a part also ends
+// where it holds that many, if it may.
+std::vector<PartRange> planParts(const std::vector<double>& tile_ns, const std::vector<Cut>& cuts,
+                                 double target_ns, uint32_t max_tiles = 0);
 
 // The part a session times at open to seed the prediction (calibration): about an eighth
 // of the tile axis and at most `at_most_granules` granules, a multiple of the granule and

@@ -216,3 +216,43 @@ TEST_CASE("one frame over the budget is an outlier; the second in a row re-plans
     CHECK_FALSE(cost.noteOverrun(true, 90)); // a new streak starts
     CHECK(cost.ns_per_item == 30);
 }
+
+TEST_CASE("parts take tiles while their sum stays within the target, cut only where they may")
+{
+    using P = PartRange;
+    const std::vector<Cut> may(5, Cut::May);
+    // Greedy: a part ends before the tile that would take it over the target.
+    CHECK(planParts({3, 3, 3, 3, 3}, may, 7) == std::vector<P>{{0, 2}, {2, 4}, {4, 5}});
+    // A tile over the target alone is a part of its own.
+    CHECK(planParts({1, 9, 1, 1, 1}, may, 7) == std::vector<P>{{0, 1}, {1, 2}, {2, 5}});
+    // No budget: one part.
+    CHECK(planParts({3, 3, 3, 3, 3}, may, 0) == std::vector<P>{{0, 5}});
+    // Where no cut is allowed the part runs over; a must-cut ends it whatever the sum.
+    const std::vector<Cut> mixed{Cut::No, Cut::No, Cut::May, Cut::Must, Cut::May};
+    CHECK(planParts({3, 3, 3, 1, 1}, mixed, 7) == std::vector<P>{{0, 2}, {2, 3}, {3, 5}});
+    CHECK(planParts({3, 3, 3, 1, 1}, mixed, 0) == std::vector<P>{{0, 3}, {3, 5}});
+    // A recording's capacity ends a part where it may.
+    CHECK(planParts({1, 1, 1, 1, 1}, may, 100, 2) == std::vector<P>{{0, 2}, {2, 4}, {4, 5}});
+    CHECK(planParts({1, 1, 1, 1, 1}, std::vector<Cut>{Cut::No, Cut::May, Cut::No, Cut::May, Cut::May}, 100, 2) ==
+          std::vector<P>{{0, 3}, {3, 5}});
+    CHECK(planParts({}, {}, 7).empty());
+}
+
+TEST_CASE("on a GPU no tile is smaller than the work that keeps every compute unit busy")
+{
+    // 1920x1080 with 32x4 work groups, predicted at 10 ms under a 1.7 ms target: seven
+    // bands by time alone. A GPU of 132 compute units and groups of 1024 holds 270336
+    // items in two groups a unit: at most 7 tiles of 1920x1080, so the cap does not
+    // bind; at 40 ms, the time alone asks for 24, the fill allows 7.
+    const DispatchShape frame{2, {1920, 1080}, {32, 4}, FRAMECL_AXIS_X | FRAMECL_AXIS_Y};
+    const uint64_t fill = fillItems(true, 132, 1024);
+    CHECK(fill == 270336);
+    CHECK(tileCount(frame, 10e6, 1.7e6, fill) == tileCount(frame, 10e6, 1.7e6));
+    CHECK(tileCount(frame, 40e6, 1.7e6) > 20);
+    CHECK(tileCount(frame, 40e6, 1.7e6, fill) == 1920 * 1080 / fill);
+    const auto tiles = planTiles(frame, 40e6, 1.7e6, fill);
+    for (const Tile& tile : tiles)
+        CHECK(workItems(tile.global) >= fill);
+    // A CPU's cores are filled by any tile: no minimum.
+    CHECK(fillItems(false, 2, 4096) == 0);
+}

@@ -246,73 +246,67 @@ TEST_CASE("a mean shift whose bands of one work group are over the target is cut
     CHECK(tiles % 120 == 0);
 }
 
-TEST_CASE("tiles recorded with the qcom recording and on-chip intermediates give the untiled bytes")
+TEST_CASE("under the qcom recording, stages over the budget are cut into parts of their own, nothing on-chip across")
 {
+    // Every tile is predicted over half the target, so each is a part, recorded on its
+    // own: no intermediate may stay on-chip, since on-chip contents live for one
+    // recording's enqueue (guide §9.1).
     EmulatedAdreno adreno;
     auto whole = adreno.openChain(untiled(gpu::RecordingMode::Off));
     auto tiled = adreno.openChain(forcedTiles(gpu::RecordingMode::Qcom));
-    CHECK(tiled->onchipIntermediates() > 0);
+    CHECK(tiled->onchipIntermediates() == 0);
     for (const auto& stage : tiled->budgetStats())
         CHECK(stage.tiles >= 3);
     CHECK(outputBytes(*adreno.gpu, *tiled, 23) == outputBytes(*adreno.gpu, *whole, 23));
 
     const auto& log = adreno.emulation.log();
     CHECK(log.argument_errors.empty());
-    REQUIRE(log.recordings.size() == 1);
-    CHECK(log.recordings[0].dispatches == totalTiles(*tiled)); // each tile a recorded dispatch
+    CHECK(log.recordings.size() == totalTiles(*tiled));
+    for (const auto& recording : log.recordings)
+        CHECK(recording.dispatches == 1);
 }
 
-TEST_CASE("tiles that would overflow a qcom recording are planned for a longer budget and still give the bytes")
+TEST_CASE("under the qcom recording, stages predicted together within the budget share a recording and on-chip memory")
 {
-    // An Adreno whose recordings hold at most 40 dispatches: the chain's four stages,
-    // forced into some thousand tiles each, are re-planned to fit rather than failing
-    // at recording.
-    constexpr uint64_t capacity = 40;
+    EmulatedAdreno adreno;
+    auto whole = adreno.openChain(untiled(gpu::RecordingMode::Off));
+    pipeline::SessionOptions light = untiled(gpu::RecordingMode::Qcom);
+    light.kernel_budget_ns = forced_budget_ns;
+    light.assumed_ns_per_item = 1e-6;
+    auto chain = adreno.openChain(light);
+    CHECK(chain->onchipIntermediates() > 0);
+    CHECK(outputBytes(*adreno.gpu, *chain, 23) == outputBytes(*adreno.gpu, *whole, 23));
+
+    const auto& log = adreno.emulation.log();
+    CHECK(log.argument_errors.empty());
+    REQUIRE(log.recordings.size() == 1);
+    CHECK(log.recordings[0].dispatches == totalTiles(*chain));
+}
+
+TEST_CASE("a qcom recording's capacity cuts the parts too, and each still gives the bytes")
+{
+    // An Adreno whose recordings hold at most 2 dispatches: the chain, light enough to run
+    // as one part, is recorded in parts of at most 2, cut where no on-chip intermediate
+    // is alive.
+    constexpr uint64_t capacity = 2;
     EmulatedAdreno adreno(capacity);
     REQUIRE(adreno.gpu->capabilities().recordable_queue_max_size == capacity);
     auto whole = adreno.openChain(untiled(gpu::RecordingMode::Off));
-    auto tiled = adreno.openChain(forcedTiles(gpu::RecordingMode::Qcom));
-    const uint32_t tiles = totalTiles(*tiled);
-    CHECK(tiles <= capacity);
-    CHECK(tiles > tiled->budgetStats().size()); // still tiled, only more coarsely
-    CHECK(outputBytes(*adreno.gpu, *tiled, 29) == outputBytes(*adreno.gpu, *whole, 29));
+    pipeline::SessionOptions light = untiled(gpu::RecordingMode::Qcom);
+    light.kernel_budget_ns = forced_budget_ns;
+    light.assumed_ns_per_item = 1e-6;
+    auto chain = adreno.openChain(light);
+    CHECK(outputBytes(*adreno.gpu, *chain, 29) == outputBytes(*adreno.gpu, *whole, 29));
 
     const auto& log = adreno.emulation.log();
     CHECK(log.argument_errors.empty());
-    REQUIRE(log.recordings.size() == 1);
-    CHECK(log.recordings[0].dispatches == tiles);
-}
-
-TEST_CASE("tiles stretched to fit a qcom recording run over the budget without being recorded again every frame")
-{
-    // A budget of 1 us that no tile can meet: every frame overruns and re-plans, and the
-    // plan, stretched to the recording's 6 dispatches again, is the one already recorded.
-    constexpr uint64_t capacity = 6;
-    EmulatedAdreno adreno(capacity);
-    pipeline::SessionOptions options = untiled(gpu::RecordingMode::Qcom);
-    options.kernel_budget_ns = 1'000;
-    auto session = adreno.openChain(options);
-
-    LaidOutBuffer in(*adreno.gpu, paddedLayout(session->input(), 11), 5);
-    LaidOutBuffer out(*adreno.gpu, paddedLayout(session->output(), 5), 0);
-    constexpr int frames = 5;
-    for (int i = 0; i < frames; ++i) {
-        const uint64_t start = nowNs();
-        auto frame = session->enqueue({in.mem(), &in.layout}, {out.mem(), &out.layout});
-        REQUIRE_MESSAGE(frame, (frame ? "" : frame.error().message));
-        REQUIRE(adreno.gpu->queue().finish() == CL_SUCCESS);
-        session->frameCompleted(*frame, nowNs() - start);
-    }
-
-    uint64_t overruns = 0;
-    for (const auto& stage : session->budgetStats())
-        overruns += stage.overruns;
-    CHECK(overruns >= frames);
-    const auto& log = adreno.emulation.log();
-    CHECK(log.argument_errors.empty());
-    CHECK(log.recordings.size() <= 2); // the plan at open, and at most one correction
-    for (const auto& recording : log.recordings)
+    CHECK(log.recordings.size() >= 2);
+    size_t dispatches = 0;
+    for (const auto& recording : log.recordings) {
         CHECK(recording.dispatches <= capacity);
+        dispatches += recording.dispatches;
+    }
+    CHECK(dispatches == totalTiles(*chain));
 }
 
 TEST_CASE("with a small budget, the tile count follows the calibration")

@@ -1,6 +1,7 @@
 // The deficit round robin of daemon/scheduler/fair_queue.hpp on a simulated GPU: one
-// frame at a time, each taking its cost of simulated time, charged when it completes.
-// Every client is always backlogged, so only the scheduler decides the shares.
+// frame at a time, each taking its cost of simulated time, charged as it starts.
+// Every client is always backlogged, so only the scheduler decides the shares; then
+// clients that arrive now and then, and frames taken in parts.
 #include <map>
 #include <vector>
 
@@ -37,9 +38,11 @@ std::vector<Share> simulate(const std::vector<std::pair<uint32_t, uint64_t>>& cl
     std::vector<Share> shares(clients.size());
     uint64_t clock_ns = 0;
     while (clock_ns < duration_ns) {
-        auto picked = queue.next([](uint64_t) { return true; });
+        const auto picked = queue.choose();
         REQUIRE(picked);
-        const auto [client, frame] = *picked;
+        const uint64_t client = *picked;
+        const SimFrame frame = queue.front(client);
+        queue.pop(client);
         CHECK(frame.sequence == shares[client].frames); // each client's frames in order
         clock_ns += frame.cost_ns;
         queue.charge(client, frame.cost_ns);
@@ -92,7 +95,79 @@ TEST_CASE("a quantum far below the frame cost still shares fairly, without spinn
     CHECK(fraction(shares, 2) == doctest::Approx(0.25).epsilon(0.1));
 }
 
-TEST_CASE("a client that may not start keeps its place; one with nothing queued leaves the round")
+TEST_CASE("a client with nothing waiting goes before the backlogged ones, but gains nothing by arriving often")
+{
+    FairQueue<int> queue(1'000'000);
+    queue.addClient(1, 1);
+    queue.addClient(2, 1);
+    for (int i = 0; i < 4; ++i)
+        queue.push(1, 10 + i);
+    // Client 1 floods with 0.4 ms parts: new at first, it spends its first credit and
+    // joins the old clients, where it has a turn again.
+    for (int part = 0; part < 4; ++part) {
+        REQUIRE(queue.choose() == 1u);
+        queue.charge(1, 400'000);
+    }
+    // Client 2's frame comes: it goes next, though client 1's credit is not spent.
+    queue.push(2, 20);
+    REQUIRE(queue.choose() == 2u);
+    CHECK(queue.front(2) == 20);
+    queue.pop(2);
+    queue.charge(2, 100'000);
+    CHECK(queue.choose() == 1u);
+
+    // A client whose frame costs 10 ms and that sends the next only after each ends
+    // (so it has nothing waiting each time) still gets only half of the GPU beside a
+    // flooding client of 1 ms frames.
+    FairQueue<int> fair(1'000'000);
+    fair.addClient(1, 1);
+    fair.addClient(2, 1);
+    for (int i = 0; i < 4; ++i)
+        fair.push(1, 1);
+    fair.push(2, 2);
+    std::map<uint64_t, uint64_t> gpu_ns;
+    for (int step = 0; step < 20000; ++step) {
+        const auto picked = fair.choose();
+        REQUIRE(picked);
+        const uint64_t cost = *picked == 1 ? 1'000'000 : 10'000'000;
+        fair.pop(*picked);
+        fair.charge(*picked, int64_t(cost));
+        gpu_ns[*picked] += cost;
+        fair.push(*picked, int(*picked)); // client 1 stays backlogged; client 2 sends its next
+    }
+    CHECK(double(gpu_ns[2]) / double(gpu_ns[1]) == doctest::Approx(1).epsilon(0.1));
+}
+
+TEST_CASE("a frame charged part by part, its predictions corrected as the parts end, shares as a whole one")
+{
+    // Client 1's frames run as 10 parts predicted at 1 ms each that take 2 ms; client
+    // 2's as one part of 2 ms, predicted right. The corrections make it 1:1 in time.
+    FairQueue<int> queue(1'000'000);
+    queue.addClient(1, 1);
+    queue.addClient(2, 1);
+    for (int i = 0; i < 2; ++i) {
+        queue.push(1, 0);
+        queue.push(2, 0);
+    }
+    std::map<uint64_t, uint64_t> gpu_ns;
+    for (int step = 0; step < 50000; ++step) {
+        const auto picked = queue.choose();
+        REQUIRE(picked);
+        const bool heavy = *picked == 1;
+        const int64_t predicted = heavy ? 1'000'000 : 2'000'000;
+        queue.charge(*picked, predicted);
+        queue.charge(*picked, 2'000'000 - predicted); // it ended
+        gpu_ns[*picked] += 2'000'000;
+        int& parts = queue.front(*picked);
+        if (++parts == (heavy ? 10 : 1)) {
+            queue.pop(*picked);
+            queue.push(*picked, 0);
+        }
+    }
+    CHECK(double(gpu_ns[1]) / double(gpu_ns[2]) == doctest::Approx(1).epsilon(0.1));
+}
+
+TEST_CASE("a client's frames come in order; one with nothing queued leaves the round")
 {
     FairQueue<int> queue(1000);
     queue.addClient(1, 1);
@@ -100,21 +175,18 @@ TEST_CASE("a client that may not start keeps its place; one with nothing queued 
     queue.push(1, 10);
     queue.push(1, 11);
     queue.push(2, 20);
-    // Client 1 is at its in-flight limit: client 2 goes, then nothing can start.
-    auto picked = queue.next([](uint64_t client) { return client != 1; });
-    REQUIRE(picked);
-    CHECK(picked->first == 2);
-    CHECK(picked->second == 20);
-    CHECK_FALSE(queue.next([](uint64_t client) { return client != 1; }));
-    // Once it may, its frames come in order.
-    CHECK(queue.next([](uint64_t) { return true; })->second == 10);
-    CHECK(queue.next([](uint64_t) { return true; })->second == 11);
-    CHECK_FALSE(queue.next([](uint64_t) { return true; }));
+    std::vector<int> order;
+    while (const auto picked = queue.choose()) {
+        order.push_back(queue.front(*picked));
+        queue.pop(*picked);
+        queue.charge(*picked, 1200); // more than the quantum: a turn each
+    }
+    CHECK(order == std::vector<int>{10, 20, 11});
     CHECK(queue.waitingCount() == 0);
 
     // Removing a client hands back its waiting frames.
     queue.push(2, 21);
     queue.push(2, 22);
     CHECK(queue.removeClient(2) == std::deque<int>{21, 22});
-    CHECK_FALSE(queue.next([](uint64_t) { return true; }));
+    CHECK_FALSE(queue.choose());
 }
