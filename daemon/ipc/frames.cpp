@@ -518,7 +518,7 @@ void Server::armSchedulerTimer()
     for (const auto& [token, client] : clients_)
         if (const std::deque<PendingFrame>* waiting = fair_queue_.waiting(client.id))
             for (const PendingFrame& frame : *waiting)
-                if (frame.deadline_ns)
+                if (frame.deadline_ns && !frame.started)
                     earliest = std::min(earliest, frame.deadline_ns);
     if (const auto idle = perf_hint_.idleDeadline(); idle && in_flight_.empty())
         earliest = std::min(earliest, monotonicNs(*idle));
