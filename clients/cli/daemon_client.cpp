@@ -1,6 +1,17 @@
 #include "daemon_client.hpp"
 
+#include <cstdio>
+
 namespace framecl::cli {
+namespace {
+
+// A session's first open may tune and calibrate for seconds: say what it waits for.
+void printStatus(void*, const char* status)
+{
+    std::fprintf(stderr, "framecld: %s\n", status);
+}
+
+} // namespace
 
 Result<DaemonClient> connectToDaemon(const DaemonOptions& options)
 {
@@ -11,6 +22,7 @@ Result<DaemonClient> connectToDaemon(const DaemonOptions& options)
     framecl_client* client = nullptr;
     if (framecl_connect(&connect, &client) != 0)
         return fail(framecl_last_error(nullptr));
+    framecl_set_status_callback(client, printStatus, nullptr);
     return DaemonClient(client, framecl_disconnect);
 }
 

@@ -122,6 +122,13 @@ FRAMECL_EXPORT void framecl_disconnect(framecl_client* client)
     delete client;
 }
 
+FRAMECL_EXPORT void framecl_set_status_callback(framecl_client* client, framecl_status_callback callback,
+                                                void* user_data)
+{
+    if (client)
+        client->setStatusCallback(callback, user_data);
+}
+
 FRAMECL_EXPORT const char* framecl_last_error(const framecl_client* client)
 {
     return client ? client->lastError().c_str() : clientless_error.c_str();

@@ -215,6 +215,7 @@ Outcome<framecl_client::Reply> framecl_client::request(Connection& connection,
         return id == request_id ||
                (envelope.message_type() == framecl::wire::Message::ErrorReply && id == 0u);
     };
+    preparing_request_ = 0;
     for (;;) {
         if (auto reply = drainMessages(connection, answers)) {
             if (const auto* error =
@@ -222,6 +223,9 @@ Outcome<framecl_client::Reply> framecl_client::request(Connection& connection,
                 return failure(EINVAL, text(error->message()));
             return std::move(*reply);
         }
+        // The daemon is still at work on it: the wait starts again.
+        if (preparing_request_ == request_id) deadline = requestDeadline();
+        preparing_request_ = 0;
         if (!connection.alive()) return failure(daemon_gone, "framecld went away");
         if (deadline.expired())
             return failure(ETIMEDOUT, fmt::format("no answer from framecld at {} within {} ms",
@@ -246,11 +250,19 @@ framecl_client::drainMessages(Connection& connection, const Awaited& awaited)
         if (!envelope) continue; // malformed: ignored
         if (const auto* done = envelope->message_as_Done())
             queueDone(*done);
+        else if (const auto* preparing = envelope->message_as_SessionPreparing())
+            notePreparing(*preparing);
         else if (awaited && !reply && awaited(*envelope))
             reply = std::move(*bytes);
     }
     updatePending();
     return reply;
+}
+
+void framecl_client::notePreparing(const framecl::wire::SessionPreparing& preparing)
+{
+    preparing_request_ = preparing.request_id();
+    if (status_callback_) status_callback_(status_user_data_, text(preparing.status()).c_str());
 }
 
 void framecl_client::queueDone(const framecl::wire::Done& done)

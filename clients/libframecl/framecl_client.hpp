@@ -33,6 +33,11 @@ struct framecl_client {
     // Records the failure for framecl_last_error() and returns it as a negative errno.
     int fail(const framecl::clientlib::Failure& failure);
     const std::string& lastError() const { return last_error_; }
+    void setStatusCallback(framecl_status_callback callback, void* user_data)
+    {
+        status_callback_ = callback;
+        status_user_data_ = user_data;
+    }
 
     int pollFd() const { return poll_fd_.get(); }
     // As the last Welcome said; refreshed at every reconnection.
@@ -117,10 +122,12 @@ struct framecl_client {
     // Which message a caller waits for, besides the Dones every drain queues.
     using Awaited = std::function<bool(const framecl::wire::Envelope&)>;
     // Reads every message both sockets hold (which re-arms ZeroMQ's edge-triggered
-    // fd). Dones are queued; the first message `awaited` (may be empty) accepts is
+    // fd). Dones are queued, SessionPreparing goes to the status callback and is noted
+    // in `preparing_request_`; the first message `awaited` (may be empty) accepts is
     // returned.
     std::optional<Reply> drainMessages(Connection& connection, const Awaited& awaited);
     void queueDone(const framecl::wire::Done& done);
+    void notePreparing(const framecl::wire::SessionPreparing& preparing);
     // Keeps the pending-dones eventfd readable exactly while dones are queued.
     void updatePending();
 
@@ -152,6 +159,11 @@ struct framecl_client {
     uint32_t next_buffer_id_ = 1;
     uint32_t next_session_id_ = 1;
     uint32_t next_request_id_ = 1;
+    // The request a SessionPreparing last named, since request() looked: its wait starts
+    // again. 0: none.
+    uint32_t preparing_request_ = 0;
+    framecl_status_callback status_callback_ = nullptr;
+    void* status_user_data_ = nullptr;
 
     std::string last_error_;
 };

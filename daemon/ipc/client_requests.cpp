@@ -126,7 +126,18 @@ void Server::onOpenSession(ClientState& client, const wire::OpenSession& request
 
 void Server::onSessionsPrepared()
 {
-    for (auto& prepared : preparer_.take()) {
+    auto [progress, sessions] = preparer_.take();
+    for (const auto& step : progress) {
+        const auto it = opening_.find(step.ticket);
+        const ClientState* client = it == opening_.end() ? nullptr : clientByToken(it->second.token);
+        if (!client)
+            continue;
+        flatbuffers::FlatBufferBuilder builder;
+        send(client->identity, protocol::finishEnvelope(builder, wire::CreateSessionPreparingDirect(
+                                                                     builder, it->second.request_id,
+                                                                     step.status.c_str())));
+    }
+    for (auto& prepared : sessions) {
         auto it = opening_.find(prepared.ticket);
         if (it == opening_.end())
             continue;

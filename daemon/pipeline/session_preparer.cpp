@@ -5,6 +5,8 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 #include "base/log.hpp"
 
 namespace framecl::pipeline {
@@ -36,12 +38,27 @@ void SessionPreparer::prepare(Request request)
     wake_.notify_one();
 }
 
-std::vector<SessionPreparer::Prepared> SessionPreparer::take()
+std::pair<std::vector<SessionPreparer::Progress>, std::vector<SessionPreparer::Prepared>> SessionPreparer::take()
 {
     uint64_t count = 0;
     [[maybe_unused]] ssize_t got = read(ready_fd_.get(), &count, sizeof count);
     std::lock_guard lock(mutex_);
-    return std::exchange(prepared_, {});
+    return {std::exchange(progress_, {}), std::exchange(prepared_, {})};
+}
+
+void SessionPreparer::report(uint64_t ticket, std::string status)
+{
+    {
+        std::lock_guard lock(mutex_);
+        progress_.push_back({ticket, std::move(status)});
+    }
+    wakeLoop();
+}
+
+void SessionPreparer::wakeLoop()
+{
+    const uint64_t one = 1;
+    [[maybe_unused]] ssize_t written = write(ready_fd_.get(), &one, sizeof one);
 }
 
 void SessionPreparer::run()
@@ -56,15 +73,18 @@ void SessionPreparer::run()
             request = std::move(requests_.front());
             requests_.pop_front();
         }
+        const uint64_t ticket = request.ticket;
         if (request.tuner)
-            request.options.stage_choices = request.tuner->choose(*request.definition, request.input);
+            request.options.stage_choices = request.tuner->choose(
+                *request.definition, request.input, [&](const std::string& status) { report(ticket, status); });
+        if (request.options.kernel_budget_ns > 0)
+            report(ticket, fmt::format("calibrating and recording for {}", describe(request.input)));
         auto session = Session::open(gpu_, request.definition, request.input, request.options);
         {
             std::lock_guard lock(mutex_);
-            prepared_.push_back({request.ticket, std::move(session)});
+            prepared_.push_back({ticket, std::move(session)});
         }
-        const uint64_t one = 1;
-        [[maybe_unused]] ssize_t written = write(ready_fd_.get(), &one, sizeof one);
+        wakeLoop();
     }
 }
 

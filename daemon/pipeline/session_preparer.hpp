@@ -14,7 +14,9 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "base/result.hpp"
@@ -38,6 +40,11 @@ public:
         uint64_t ticket;
         Result<std::unique_ptr<Session>> session;
     };
+    // A step of a request begun: what its client may be told while it waits.
+    struct Progress {
+        uint64_t ticket;
+        std::string status;
+    };
 
     explicit SessionPreparer(const gpu::GpuContext& gpu);
     // Finishes the session being opened, if any; the requests behind it are dropped.
@@ -49,17 +56,22 @@ public:
     int fd() const { return ready_fd_.get(); }
     // Queued behind the requests before it: sessions open in the order asked.
     void prepare(Request request);
-    // Every session opened (or refused) so far; clears fd().
-    std::vector<Prepared> take();
+    // Every step begun and every session opened (or refused) so far, each in order;
+    // clears fd().
+    std::pair<std::vector<Progress>, std::vector<Prepared>> take();
 
 private:
     void run();
+    // Queues `status` for the request `ticket` and wakes the loop.
+    void report(uint64_t ticket, std::string status);
+    void wakeLoop();
 
     const gpu::GpuContext& gpu_;
     UniqueFd ready_fd_;
     std::mutex mutex_;
     std::condition_variable wake_;
     std::deque<Request> requests_;
+    std::vector<Progress> progress_;
     std::vector<Prepared> prepared_;
     bool stopping_ = false;
     std::thread thread_; // last: it starts once the members above exist

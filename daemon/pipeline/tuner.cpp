@@ -150,24 +150,31 @@ std::vector<StageChoice> Tuner::candidates(const StageDefinition& stage, const F
     return found;
 }
 
-TunedStage Tuner::tune(const PipelineDefinition& pipeline, size_t stage, const FrameShape& input)
+TunedStage Tuner::tune(const PipelineDefinition& pipeline, size_t stage, const FrameShape& input,
+                       const std::function<void(size_t candidate, size_t candidates)>& report)
 {
     const StageDefinition& definition = pipeline.stages[stage];
     const std::string what = fmt::format("stage {} ({}) on {}", stage + 1, definition.label, pipeline::describe(input));
     const auto logger = log::get("tuner");
     const auto started = Clock::now();
     TunedStage best;
+    const auto tried = candidates(definition, input, gpu_->capabilities().max_work_group_size);
+    report(1, tried.size());
+    auto last_report = Clock::now();
     auto timer = StageTimer::open(*gpu_, singleStage(pipeline, stage), input);
     if (!timer) {
         logger->warn("cannot tune {}: {}", what, timer.error().message);
         return best;
     }
-    const auto tried = candidates(definition, input, gpu_->capabilities().max_work_group_size);
     size_t timed = 0;
     for (const StageChoice& candidate : tried) {
         if (timed > 0 && Clock::now() - started > budget_)
             break;
         ++timed;
+        if (Clock::now() - last_report >= std::chrono::seconds(1)) {
+            report(timed, tried.size());
+            last_report = Clock::now();
+        }
         auto times = timer->time(candidate, warmup_frames, timed_frames);
         if (!times) { // a work-group size this kernel cannot take, for one
             logger->debug("{}: candidate {} failed: {}", what, choiceText({candidate, 0}), times.error().message);
@@ -186,7 +193,8 @@ TunedStage Tuner::tune(const PipelineDefinition& pipeline, size_t stage, const F
     return best;
 }
 
-std::vector<StageChoice> Tuner::choose(const PipelineDefinition& pipeline, const FrameShape& input)
+std::vector<StageChoice> Tuner::choose(const PipelineDefinition& pipeline, const FrameShape& input,
+                                       const std::function<void(const std::string&)>& report)
 {
     std::vector<StageChoice> chosen(pipeline.stages.size());
     FrameShape shape = input;
@@ -211,7 +219,12 @@ std::vector<StageChoice> Tuner::choose(const PipelineDefinition& pipeline, const
             }
             if (found == choices_.end()) {
                 lock.unlock();
-                TunedStage tuned = tune(pipeline, k, shape);
+                TunedStage tuned = tune(pipeline, k, shape, [&](size_t candidate, size_t candidates) {
+                    if (report)
+                        report(fmt::format("tuning stage {} of {} ({}) for {}: candidate {} of {}", k + 1,
+                                           pipeline.stages.size(), stage.label, pipeline::describe(shape),
+                                           candidate, candidates));
+                });
                 lock.lock();
                 if (tuned.gpu_ns > 0) {
                     if (choices_.size() >= max_tuning_choices)

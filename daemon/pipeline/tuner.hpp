@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -45,7 +46,11 @@ public:
     // stored (at most max_tuning_choices, the least recently used dropped). A stage
     // with nothing to tune, or whose timing failed, gets the empty choice (as
     // configured). One thread at a time; describe() may be called from another.
-    std::vector<StageChoice> choose(const PipelineDefinition& pipeline, const FrameShape& input);
+    // `report`, if given, hears how the timing goes as it begins and then about once a
+    // second (between candidates): "tuning stage 2 of 3 (epsilon radius=4 threshold=20)
+    // for R8 3264x2448: candidate 5 of 34".
+    std::vector<StageChoice> choose(const PipelineDefinition& pipeline, const FrameShape& input,
+                                    const std::function<void(const std::string&)>& report = {});
 
     // What is chosen for `pipeline` on this device, one line per stage and frame size,
     // for `framecl pipelines`: "stage 2 (epsilon) on R8 1920x1080: variant branchless,
@@ -59,7 +64,8 @@ public:
 
 private:
     std::string stageKey(const StageDefinition& stage) const;
-    TunedStage tune(const PipelineDefinition& pipeline, size_t stage, const FrameShape& input);
+    TunedStage tune(const PipelineDefinition& pipeline, size_t stage, const FrameShape& input,
+                    const std::function<void(size_t candidate, size_t candidates)>& report);
     void save() const;
 
     const gpu::GpuContext* gpu_;

@@ -43,6 +43,13 @@ void framecl_disconnect(framecl_client* client);
  * no client (framecl_connect(), framecl_allocate_buffer(), the CPU-access calls). */
 const char* framecl_last_error(const framecl_client* client);
 
+/* Called, on the calling thread, with what the daemon is doing while a call waits for
+ * a session to be opened (framecl_open_session() and the reopening after a restart):
+ * "tuning stage 2 of 3 (epsilon radius=4 threshold=20) for R8 3264x2448". Each such
+ * status starts the call's timeout again. NULL: none (the default). */
+typedef void (*framecl_status_callback)(void* user_data, const char* status);
+void framecl_set_status_callback(framecl_client* client, framecl_status_callback callback, void* user_data);
+
 /* An fd to poll for POLLIN: readable when a done (or a daemon restart) may be waiting.
  * Then call framecl_next_done() with timeout 0 until it returns -EAGAIN (or another
  * error: -ENOTCONN once the daemon has gone away). The fd stays the same for the

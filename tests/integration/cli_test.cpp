@@ -5,10 +5,13 @@
 
 #include <doctest/doctest.h>
 #include <stb/stb_image.h>
+#include <stb/stb_image_write.h>
 
 #include "child_process.hpp"
 #include "daemon_fixture.hpp"
 #include "reference_color.hpp"
+#include "reference_epsilon.hpp"
+#include "reference_sobel.hpp"
 #include "temp_dir.hpp"
 #include "test_env.hpp"
 
@@ -110,4 +113,35 @@ TEST_CASE("process --pipeline luma through a running daemon matches the CPU refe
                                daemon.dir().path());
     REQUIRE_MESSAGE(run.status.code == 0, run.err);
     CHECK(decode(output, 1).pixels == lumaPlane(decode(input, 4).pixels));
+}
+
+TEST_CASE("a first process of a 3264x2448 photo through three stages on a fresh daemon passes the default timeout")
+{
+    // Empty caches, PoCL's too: the session's first open tunes each stage at this size
+    // and calibrates them, some seconds here, more than the CLI's 5 s default. The
+    // daemon says what it is doing as each step begins, and each such status starts
+    // the CLI's wait again; the CLI prints them.
+    TempDir pocl_cache;
+    RunningDaemon daemon("[[pipeline]]\nname = \"edges\"\n"
+                         "stages = [ { plugin = \"color\", op = \"abgr_to_y\" }, "
+                         "{ plugin = \"epsilon\", radius = 4, threshold = 20 }, "
+                         "{ plugin = \"sobel\", output = \"magnitude\", norm = \"l1\" } ]\n",
+                         "", {{"POCL_CACHE_DIR", pocl_cache.path().string()}});
+    constexpr int width = 3264, height = 2448;
+    std::vector<uint8_t> rgba(size_t(width) * height * 4);
+    for (size_t i = 0; i < rgba.size(); ++i)
+        rgba[i] = i % 4 == 3 ? 255 : uint8_t((i / 4 % width) * 7 / 5 + (i / 4 / width) * 3 + (i % 4) * 40);
+    const auto input = daemon.dir() / "photo.png";
+    REQUIRE(stbi_write_png(input.c_str(), width, height, 4, rgba.data(), width * 4) != 0);
+    const auto output = daemon.dir() / "edges.png";
+    auto run = runToCompletion({requireEnv("FRAMECL_CLI"), "process", "--socket", daemon.socket().string(),
+                                "--pipeline", "edges", "--in", input.string(), "--out", output.string()},
+                               daemon.dir().path());
+    MESSAGE(run.err);
+    REQUIRE_MESSAGE(run.status.code == 0, run.err);
+    CHECK(run.err.find("framecld: tuning stage ") != std::string::npos);
+
+    const auto denoised = epsilonPlane(lumaPlane(rgba).data(), width, height, width, {4, 20, Border::Replicate, 0});
+    const auto edges = sobelPlane(denoised.data(), width, height, width, SobelOutput::MagnitudeL1, Border::Replicate, 0);
+    CHECK(decode(output, 1).pixels == edges);
 }

@@ -160,6 +160,14 @@ void FakeDaemon::serve(zmq::socket_t router, UniqueFd listener, FakeDaemonBehavi
                                                  ("unknown pipeline '" + pipeline + "'").c_str())));
                 break;
             }
+            for (int step = 0; step < behaviour.preparing_steps; ++step) {
+                std::this_thread::sleep_for(behaviour.preparing_interval);
+                flatbuffers::FlatBufferBuilder status;
+                reply(identity, finishEnvelope(status, wire::CreateSessionPreparingDirect(
+                                                           status, open->request_id(),
+                                                           ("step " + std::to_string(step + 1)).c_str())));
+            }
+            std::this_thread::sleep_for(behaviour.preparing_interval);
             log_.opened_sessions.push_back(next_session);
             const auto output = wire::CreateFrameLayout(
                 builder, open->input()->fourcc(), open->input()->width(), open->input()->height());

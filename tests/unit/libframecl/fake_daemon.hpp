@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <chrono>
 #include <mutex>
 #include <string>
 #include <sys/types.h>
@@ -33,6 +34,10 @@ struct FakeDaemonBehaviour {
     // Non-empty: every buffer-socket connection is refused at accept with this text, the
     // way framecld refuses a user daemon.allowed_users does not name.
     std::string connection_refusal{};
+    // An OpenSession of "copy" is answered after this many SessionPreparing messages,
+    // `preparing_interval` apart (and after it), as framecld does while it tunes.
+    int preparing_steps = 0;
+    std::chrono::milliseconds preparing_interval{0};
 };
 
 // What one run of the fake saw, in order.

@@ -12,7 +12,9 @@
 #include <sys/stat.h>
 #include <utility>
 
+using framecl::test::client_timeout_ms;
 using framecl::test::ConnectedClient;
+using framecl::test::FakeDaemonBehaviour;
 using framecl::test::frameBuffer;
 using framecl::test::r8Layout;
 
@@ -92,6 +94,27 @@ TEST_CASE("opening a session gives its output layout with packed planes")
     CHECK(output.planes[0].stride == 64);
     CHECK(output.planes[1].offset == 64 * 32);
     CHECK(output.planes[1].stride == 64);
+}
+
+TEST_CASE("while the daemon says what it does for a session, the wait starts again, and the status reaches the callback")
+{
+    // Four statuses and then the reply, each half the timeout after the one before.
+    FakeDaemonBehaviour slow;
+    slow.preparing_steps = 4;
+    slow.preparing_interval = std::chrono::milliseconds(client_timeout_ms / 2);
+    ConnectedClient fixture(slow);
+    std::vector<std::string> statuses;
+    framecl_set_status_callback(
+        fixture.client,
+        [](void* seen, const char* status) { static_cast<std::vector<std::string>*>(seen)->push_back(status); },
+        &statuses);
+    const auto start = std::chrono::steady_clock::now();
+    uint32_t session = 0;
+    REQUIRE_MESSAGE(framecl_open_session(fixture.client, "copy", DRM_FORMAT_R8, 64, 32, nullptr, 0, &session,
+                                         nullptr) == 0,
+                    framecl_last_error(fixture.client));
+    CHECK(std::chrono::steady_clock::now() - start > std::chrono::milliseconds(2 * client_timeout_ms));
+    CHECK(statuses == std::vector<std::string>{"step 1", "step 2", "step 3", "step 4"});
 }
 
 TEST_CASE("a session's backpressure and deadline reach the daemon in OpenSession")
