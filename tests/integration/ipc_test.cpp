@@ -176,7 +176,8 @@ TEST_CASE("malformed and out-of-place messages get an error reply and the daemon
     auto old_hello = framecl::protocol::finishEnvelope(old_builder, wire::CreateHelloDirect(old_builder, 7, "old"));
     std::tie(type, text) = roundTrip(old_hello);
     CHECK(type == wire::Message::ErrorReply);
-    CHECK(contains(text, "protocol version 7 is not supported; this framecld speaks version 2"));
+    CHECK(contains(text, "protocol version 7 is not supported; this framecld speaks version " +
+                             std::to_string(framecl::protocol::protocol_version)));
 
     std::tie(type, text) = roundTrip(hello);
     REQUIRE(type == wire::Message::Welcome);

@@ -34,13 +34,18 @@ public:
         return receive();
     }
 
+    // The next message on the ZeroMQ socket, past the SessionPreparing statuses that
+    // come before a slow OpenSession's reply.
     std::pair<wire::Message, std::string> receive()
     {
-        zmq::message_t reply;
-        REQUIRE_MESSAGE(dealer_.recv(reply), "no reply from framecld");
-        const wire::Envelope* envelope = protocol::verifiedEnvelope({reply.data<uint8_t>(), reply.size()});
-        REQUIRE(envelope);
-        return {envelope->message_type(), std::string(reply.to_string_view())};
+        for (;;) {
+            zmq::message_t reply;
+            REQUIRE_MESSAGE(dealer_.recv(reply), "no reply from framecld");
+            const wire::Envelope* envelope = protocol::verifiedEnvelope({reply.data<uint8_t>(), reply.size()});
+            REQUIRE(envelope);
+            if (envelope->message_type() != wire::Message::SessionPreparing)
+                return {envelope->message_type(), std::string(reply.to_string_view())};
+        }
     }
 
     // Says Hello as `name`; returns the Welcome's token, or the ErrorReply's message
