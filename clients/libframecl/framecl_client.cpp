@@ -262,7 +262,11 @@ framecl_client::drainMessages(Connection& connection, const Awaited& awaited)
 void framecl_client::notePreparing(const framecl::wire::SessionPreparing& preparing)
 {
     preparing_request_ = preparing.request_id();
-    if (status_callback_) status_callback_(status_user_data_, text(preparing.status()).c_str());
+    // The daemon repeats a status every second while a step lasts: heard once.
+    std::string status = text(preparing.status());
+    if (status == last_status_) return;
+    last_status_ = std::move(status);
+    if (status_callback_) status_callback_(status_user_data_, last_status_.c_str());
 }
 
 void framecl_client::queueDone(const framecl::wire::Done& done)

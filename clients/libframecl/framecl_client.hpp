@@ -162,6 +162,7 @@ struct framecl_client {
     // The request a SessionPreparing last named, since request() looked: its wait starts
     // again. 0: none.
     uint32_t preparing_request_ = 0;
+    std::string last_status_; // the last SessionPreparing status handed to the callback
     framecl_status_callback status_callback_ = nullptr;
     void* status_user_data_ = nullptr;
 

@@ -122,21 +122,35 @@ void Server::onOpenSession(ClientState& client, const wire::OpenSession& request
                                             request.deadline_us()});
     ++client.sessions_opening;
     preparer_.prepare({ticket, std::move(definition), shape, std::move(options), tuner_});
+    if (next_status_ns_ == 0) {
+        next_status_ns_ = monotonicNs() + preparing_status_period_ns;
+        armSchedulerTimer();
+    }
+}
+
+void Server::sendPreparingStatuses()
+{
+    for (const auto& [ticket, opening] : opening_) {
+        const ClientState* client = clientByToken(opening.token);
+        if (!client)
+            continue;
+        flatbuffers::FlatBufferBuilder builder;
+        send(client->identity, protocol::finishEnvelope(builder, wire::CreateSessionPreparingDirect(
+                                                                     builder, opening.request_id,
+                                                                     opening.status.c_str())));
+    }
+    next_status_ns_ = opening_.empty() ? 0 : monotonicNs() + preparing_status_period_ns;
+    armSchedulerTimer();
 }
 
 void Server::onSessionsPrepared()
 {
     auto [progress, sessions] = preparer_.take();
-    for (const auto& step : progress) {
-        const auto it = opening_.find(step.ticket);
-        const ClientState* client = it == opening_.end() ? nullptr : clientByToken(it->second.token);
-        if (!client)
-            continue;
-        flatbuffers::FlatBufferBuilder builder;
-        send(client->identity, protocol::finishEnvelope(builder, wire::CreateSessionPreparingDirect(
-                                                                     builder, it->second.request_id,
-                                                                     step.status.c_str())));
-    }
+    for (auto& step : progress)
+        if (const auto it = opening_.find(step.ticket); it != opening_.end())
+            it->second.status = std::move(step.status);
+    if (!progress.empty())
+        sendPreparingStatuses();
     for (auto& prepared : sessions) {
         auto it = opening_.find(prepared.ticket);
         if (it == opening_.end())

@@ -509,6 +509,8 @@ void Server::onSchedulerTimer()
         log::get("ipc")->info("trace of {} dispatches sent", it->window.size());
         it = traces_.erase(it);
     }
+    if (next_status_ns_ && monotonicNs() >= next_status_ns_)
+        sendPreparingStatuses();
     schedule();
 }
 
@@ -524,6 +526,8 @@ void Server::armSchedulerTimer()
         earliest = std::min(earliest, monotonicNs(*idle));
     if (feed_at_ns_)
         earliest = std::min(earliest, feed_at_ns_);
+    if (next_status_ns_)
+        earliest = std::min(earliest, next_status_ns_);
     for (const OpenTrace& trace : traces_)
         earliest = std::min(earliest, monotonicNs(trace.ends));
 

@@ -38,6 +38,9 @@ namespace framecl::ipc {
 
 // How often silent clients and unbound buffer connections are looked for.
 inline constexpr auto housekeeping_period = std::chrono::seconds(5);
+// How often a client waiting for its session to be opened hears the status again: well
+// within libframecl's default 5 s wait, whatever one tuning candidate takes.
+inline constexpr uint64_t preparing_status_period_ns = 1'000'000'000;
 
 class Server {
 public:
@@ -142,6 +145,9 @@ private:
     void onOpenSession(ClientState& client, const wire::OpenSession& request);
     // Sessions the preparer has opened (or refused): each to its client, with its reply.
     void onSessionsPrepared();
+    // Each session being opened: its status to its client again, about once a second,
+    // so that its wait for the reply starts again while the preparer is at work.
+    void sendPreparingStatuses();
     struct OpeningSession;
     void openedSession(ClientState& client, const OpeningSession& opening, std::unique_ptr<pipeline::Session> session);
     void onCloseSession(ClientState& client, const wire::CloseSession& request);
@@ -242,8 +248,10 @@ private:
         std::string pipeline;
         wire::Backpressure backpressure;
         uint32_t deadline_us;
+        std::string status = "waiting for the sessions asked for before it"; // repeated every second
     };
     std::map<uint64_t, OpeningSession> opening_;
+    uint64_t next_status_ns_ = 0; // when the statuses of sessions being opened go out again; 0: none is
     uint64_t next_ticket_ = 1;
     pipeline::SessionPreparer preparer_; // after what its sessions use; its thread stops first
     CompletionQueue completions_;

@@ -64,26 +64,24 @@ public:
     }
 
     // The client whose turn it is to put work on the GPU, or none when none has frames
-    // waiting that `may_go(client)` allows now (a client it refuses keeps its credit and
-    // its place among the new ones, or goes to the back of the old). The caller takes
-    // the work from front(), charges it, and pops the frame once it is all on the GPU;
-    // the client keeps its turn while its deficit is positive.
+    // waiting that `may_go(client)` allows now. A client it refuses is passed over for
+    // one turn (it keeps its credit, and a new one joins the old); refused again with
+    // that credit unspent, it holds everyone else back until it may go, so that a
+    // client the caller refuses while others keep the GPU busy is not starved. The
+    // caller takes the work from front(), charges it, and pops the frame once it is all
+    // on the GPU; the client keeps its turn while its deficit is positive.
     template <typename MayGo> std::optional<ClientId> choose(MayGo may_go)
     {
         for (auto it = new_.begin(); it != new_.end();) {
             const ClientId id = *it;
             Client& c = clients_.at(id);
-            if (!c.waiting.empty() && c.deficit_ns > 0) {
-                if (may_go(id))
-                    return id;
-                ++it;
-                continue;
-            }
-            // Spent, or its frames were dropped: to the back of the old clients, where an
-            // empty one leaves at its turn.
+            if (!c.waiting.empty() && c.deficit_ns > 0 && may_go(id))
+                return id;
+            // Spent, refused, or its frames were dropped: to the back of the old
+            // clients, where an empty one leaves at its turn.
             it = new_.erase(it);
             c.list = List::Old;
-            c.credited = false;
+            c.credited = !c.waiting.empty() && c.deficit_ns > 0; // refused: that was its turn's credit
             old_.push_back(id);
         }
         // Each pass over the old list credits every client once; a client still in debt
@@ -112,8 +110,12 @@ public:
                 c.deficit_ns += int64_t(quantum_ns_ * c.weight);
                 c.credited = true;
             }
-            if (c.deficit_ns > 0 && may_go(id))
-                return id;
+            if (c.deficit_ns > 0) {
+                if (may_go(id))
+                    return id;
+                if (c.deficit_ns > int64_t(quantum_ns_ * c.weight))
+                    return std::nullopt; // passed over once already: the others wait with it
+            }
             // Its turn is over: to the back, credited again next time round.
             c.credited = false;
             old_.splice(old_.end(), old_, old_.begin());

@@ -45,8 +45,9 @@ const char* framecl_last_error(const framecl_client* client);
 
 /* Called, on the calling thread, with what the daemon is doing while a call waits for
  * a session to be opened (framecl_open_session() and the reopening after a restart):
- * "tuning stage 2 of 3 (epsilon radius=4 threshold=20) for R8 3264x2448". Each such
- * status starts the call's timeout again. NULL: none (the default). */
+ * "tuning stage 2 of 3 (epsilon radius=4 threshold=20) for R8 3264x2448: candidate 1
+ * of 34", each new status once. The daemon repeats the status every second while it
+ * works, and each repetition starts the call's timeout again. NULL: none (the default). */
 typedef void (*framecl_status_callback)(void* user_data, const char* status);
 void framecl_set_status_callback(framecl_client* client, framecl_status_callback callback, void* user_data);
 

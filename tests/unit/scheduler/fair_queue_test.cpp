@@ -190,3 +190,35 @@ TEST_CASE("a client's frames come in order; one with nothing queued leaves the r
     CHECK(queue.removeClient(2) == std::deque<int>{21, 22});
     CHECK_FALSE(queue.choose());
 }
+
+TEST_CASE("a client refused while the GPU is busy is passed over once, then the others wait with it")
+{
+    // Client 1's parts (10 ms) may go only on an idle GPU; client 2's (0.2 ms) whenever.
+    // Were client 1 merely skipped, client 2 would keep the GPU busy and starve it.
+    FairQueue<int> queue(1'000'000);
+    queue.addClient(1, 1);
+    queue.addClient(2, 1);
+    for (int i = 0; i < 4; ++i) {
+        queue.push(1, 1);
+        queue.push(2, 2);
+    }
+    std::map<uint64_t, uint64_t> gpu_ns;
+    bool idle = true;
+    int passed_over = 0;
+    for (int step = 0; step < 20000; ++step) {
+        const auto picked = queue.choose([&](uint64_t client) { return client == 2 || idle; });
+        if (!picked) {
+            idle = true; // the caller waits for the GPU to drain
+            continue;
+        }
+        passed_over += !idle && *picked == 2 && queue.waiting(1)->size() > 0;
+        const uint64_t cost = *picked == 1 ? 10'000'000 : 200'000;
+        queue.charge(*picked, int64_t(cost));
+        gpu_ns[*picked] += cost;
+        queue.pop(*picked);
+        queue.push(*picked, int(*picked));
+        idle = false;
+    }
+    CHECK(passed_over > 0);
+    CHECK(double(gpu_ns[1]) / double(gpu_ns[2]) == doctest::Approx(1).epsilon(0.15));
+}
