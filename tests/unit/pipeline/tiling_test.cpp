@@ -178,10 +178,14 @@ void checkPlugin(const std::string& prefix)
 constexpr uint64_t sobel_pixel_items = uint64_t(odd_width) * odd_height;
 constexpr uint32_t sobel_pixel_granules = (odd_height + 7) / 8;
 
+// Bands of whole granules, as many to a band as fit under the budget's target (one where
+// none fits). A granule is 8 full rows, so it is predicted at 8 rows' cost even where the
+// last one is partial: a frame predicted just under 5 targets can need 6 bands.
 uint32_t expectedTiles(double ns_per_item, uint64_t budget_ns)
 {
-    const double wanted = std::ceil(double(sobel_pixel_items) * ns_per_item / pipeline::tileTarget(budget_ns));
-    return uint32_t(std::min<double>(wanted, sobel_pixel_granules));
+    const double granule_ns = double(odd_width) * 8 * ns_per_item;
+    const auto fitting = uint32_t(pipeline::tileTarget(budget_ns) / granule_ns);
+    return fitting == 0 ? sobel_pixel_granules : (sobel_pixel_granules + fitting - 1) / fitting;
 }
 
 uint64_t nowNs()
