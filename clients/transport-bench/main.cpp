@@ -325,7 +325,7 @@ private:
     // The daemon's own way, copies included where the device needs them (host-copy).
     pipeline::ClientFrame enqueue(size_t input, size_t output)
     {
-        auto frame = pipeline::enqueueClientFrame(*session_, *in_[input], *out_[output], gpu_.queue());
+        auto frame = pipeline::enqueueClientFrame(*session_, *in_[input], *out_[output]);
         if (!frame)
             throw std::runtime_error(frame.error().message);
         gpu_.queue().flush();

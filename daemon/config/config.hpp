@@ -46,6 +46,7 @@ struct GpuConfig {
     uint32_t idle_after_ms = 2000;
     PriorityHint priority_hint = PriorityHint::Low;
     double kernel_budget_ms = 8.0;
+    uint32_t lanes = 2; // in-order queues the tiles of a replay without a recording alternate between
     RecordingMode recording = RecordingMode::Auto;
     bool onchip_intermediates = true;
     Tuning tuning = Tuning::Auto;

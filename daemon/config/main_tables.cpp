@@ -113,7 +113,7 @@ void readGpuTable(FileContext& file, const toml::table& table, GpuConfig& gpu)
 {
     const TableReader reader(file, table, "gpu");
     reader.refuseUnknownKeys({"device", "perf_hint", "idle_perf_hint", "idle_after_ms",
-                              "priority_hint", "kernel_budget_ms", "recording",
+                              "priority_hint", "kernel_budget_ms", "lanes", "recording",
                               "onchip_intermediates", "tuning"});
     reader.readNonEmptyString("device", gpu.device);
     const std::initializer_list<std::pair<std::string_view, PerfHint>> perf_hints = {
@@ -128,6 +128,8 @@ void readGpuTable(FileContext& file, const toml::table& table, GpuConfig& gpu)
     // Guide §3.3: a dispatch should stay well under a display frame; a second is the
     // most that is still a budget rather than no budget.
     reader.readNumber("kernel_budget_ms", gpu.kernel_budget_ms, 0.0, 1000.0);
+    // Two lanes are enough to fill one tile's tail with the next tile (gpu/context.hpp).
+    reader.readInteger("lanes", gpu.lanes, 1, 2);
     reader.readChoice("recording", gpu.recording,
                       {{"auto", RecordingMode::Auto},
                        {"qcom", RecordingMode::Qcom},

@@ -1,5 +1,7 @@
 #include "gpu/context.hpp"
 
+#include <algorithm>
+
 #include "base/log.hpp"
 #include "gpu/cl_error.hpp"
 
@@ -16,10 +18,19 @@ void CL_CALLBACK onContextError(const char* message, const void*, size_t, void*)
 } // namespace
 
 GpuContext::GpuContext(DeviceCandidate candidate, Capabilities caps, VendorEntryPoints vendor,
-                       HintPlan hints, cl::Context context, cl::CommandQueue queue)
+                       HintPlan hints, cl::Context context, std::vector<cl::CommandQueue> lanes)
     : candidate_(std::move(candidate)), caps_(std::move(caps)), vendor_(vendor),
-      hints_(std::move(hints)), context_(std::move(context)), queue_(std::move(queue))
+      hints_(std::move(hints)), context_(std::move(context)), lanes_(std::move(lanes))
 {
+}
+
+cl_int GpuContext::finishAll() const
+{
+    cl_int first = CL_SUCCESS;
+    for (const cl::CommandQueue& lane : lanes_)
+        if (const cl_int err = clFinish(lane()); err != CL_SUCCESS && first == CL_SUCCESS)
+            first = err;
+    return first;
 }
 
 Result<std::unique_ptr<GpuContext>> openGpu(const DeviceCandidate& candidate, Capabilities caps,
@@ -44,12 +55,15 @@ Result<std::unique_ptr<GpuContext>> openGpu(const DeviceCandidate& candidate, Ca
 
     std::vector<cl_queue_properties> queue_properties = hints.queue_properties;
     queue_properties.push_back(0);
-    cl_command_queue raw_queue = vendor.clCreateCommandQueueWithProperties(context(), candidate.device,
-                                                                           queue_properties.data(), &err);
-    if (err != CL_SUCCESS)
-        return fail(clFailure("clCreateCommandQueueWithProperties", err, object) + " with hints " +
-                    hints.description);
-    cl::CommandQueue queue(raw_queue);
+    std::vector<cl::CommandQueue> lanes;
+    for (uint32_t lane = 0; lane < std::max<uint32_t>(config.lanes, 1); ++lane) {
+        cl_command_queue raw_queue = vendor.clCreateCommandQueueWithProperties(context(), candidate.device,
+                                                                               queue_properties.data(), &err);
+        if (err != CL_SUCCESS)
+            return fail(clFailure("clCreateCommandQueueWithProperties", err, object) + " with hints " +
+                        hints.description);
+        lanes.emplace_back(raw_queue); // owns the handle from here on
+    }
 
     auto logger = log::get("gpu");
     logger->info("device '{}' ({}, {}, {}, driver {})", candidate.name, candidate.platform_name,
@@ -57,7 +71,7 @@ Result<std::unique_ptr<GpuContext>> openGpu(const DeviceCandidate& candidate, Ca
     logger->info("hints: {}", hints.description);
 
     return std::make_unique<GpuContext>(candidate, std::move(caps), vendor, std::move(hints),
-                                        std::move(context), std::move(queue));
+                                        std::move(context), std::move(lanes));
 }
 
 Result<std::unique_ptr<GpuContext>> openGpu(const config::GpuConfig& config,

@@ -138,6 +138,13 @@ Result<void> checkUpdates(const char* call, const std::vector<ReplayDispatch>& d
     return {};
 }
 
+Result<void> checkRecordingLane(const char* call, uint32_t lane)
+{
+    if (lane != 0)
+        return fail(fmt::format("{}: a recording replays on lane 0, where it was made, not lane {}", call, lane));
+    return {};
+}
+
 Result<void> setArgument(cl_kernel kernel, const std::string& name, const ArgUpdate& update)
 {
     // The C call, not cl::Kernel::setArg: with OpenCL >= 2.0 opencl.hpp takes a

@@ -74,10 +74,12 @@ public:
     virtual ~Replay() = default;
     virtual RecordingMode mode() const = 0;
 
-    // Runs every dispatch once, with `updates` applied. Returns at once with the
-    // events to wait on and profile: one per dispatch (off), or one for the whole
-    // recording (qcom, khr), in which case per-dispatch times are not measured.
-    virtual Result<std::vector<cl::Event>> enqueue(const std::vector<ArgUpdate>& updates) = 0;
+    // Runs every dispatch once, with `updates` applied, on the GPU's lane `lane`
+    // (GpuContext::lane): off takes any lane; a recording is bound to lane 0 when made
+    // and refuses another. Returns at once with the events to wait on and profile: one
+    // per dispatch (off), or one for the whole recording (qcom, khr), in which case
+    // per-dispatch times are not measured.
+    virtual Result<std::vector<cl::Event>> enqueue(const std::vector<ArgUpdate>& updates, uint32_t lane) = 0;
 
     // Drops what was recorded for these arguments alone, and the references to the
     // buffers they name, once its enqueues have completed: for the one mode that keeps
@@ -86,7 +88,7 @@ public:
     virtual void forget(const std::vector<ArgUpdate>&) {}
 };
 
-// Records `dispatches` for `mode` on `gpu` (its queue is the live in-order queue).
+// Records `dispatches` for `mode` on `gpu` (its lane 0 is the live in-order queue).
 // `initial` sets every frame-dependent argument once, since a recording captures all
 // arguments at record time. Fails with the OpenCL call and code if the device refuses,
 // and without calling anything if `gpu.vendor()` lacks the mode's entry points or an

@@ -146,8 +146,10 @@ class CachedCommandBuffers final : public CommandBufferReplay {
 public:
     using CommandBufferReplay::CommandBufferReplay;
 
-    Result<std::vector<cl::Event>> enqueue(const std::vector<ArgUpdate>& updates) override
+    Result<std::vector<cl::Event>> enqueue(const std::vector<ArgUpdate>& updates, uint32_t lane) override
     {
+        if (auto bound = checkRecordingLane("Replay::enqueue", lane); !bound)
+            return tl::unexpected(bound.error());
         if (auto checked = checkUpdates("Replay::enqueue", dispatches_, updates); !checked)
             return tl::unexpected(checked.error());
         auto found = find(updates);
@@ -249,8 +251,10 @@ public:
                       &commands_);
     }
 
-    Result<std::vector<cl::Event>> enqueue(const std::vector<ArgUpdate>& updates) override
+    Result<std::vector<cl::Event>> enqueue(const std::vector<ArgUpdate>& updates, uint32_t lane) override
     {
+        if (auto bound = checkRecordingLane("Replay::enqueue", lane); !bound)
+            return tl::unexpected(bound.error());
         if (auto checked = checkUpdates("Replay::enqueue", dispatches_, updates); !checked)
             return tl::unexpected(checked.error());
         if (auto reusable = waitUntilReusable(recorded_); !reusable)

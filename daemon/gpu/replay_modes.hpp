@@ -25,6 +25,9 @@ Result<void> setArguments(const std::vector<ReplayDispatch>& dispatches, const s
 Result<void> checkUpdates(const char* call, const std::vector<ReplayDispatch>& dispatches,
                           const std::vector<ArgUpdate>& updates);
 
+// Fails unless `lane` is 0, where a recording was made: what `call` enqueues is bound there.
+Result<void> checkRecordingLane(const char* call, uint32_t lane);
+
 // The local size to pass to an enqueue: nullptr for {0, 0}, where the runtime chooses.
 inline const size_t* localSize(const ReplayDispatch& dispatch)
 {

@@ -33,8 +33,10 @@ public:
 
     RecordingMode mode() const override { return RecordingMode::Qcom; }
 
-    Result<std::vector<cl::Event>> enqueue(const std::vector<ArgUpdate>& updates) override
+    Result<std::vector<cl::Event>> enqueue(const std::vector<ArgUpdate>& updates, uint32_t lane) override
     {
+        if (auto bound = checkRecordingLane("Replay::enqueue", lane); !bound)
+            return tl::unexpected(bound.error());
         if (auto checked = checkUpdates("Replay::enqueue", dispatches_, updates); !checked)
             return tl::unexpected(checked.error());
         args_.clear();

@@ -1,5 +1,6 @@
 #include "ipc/completion_queue.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
@@ -12,37 +13,41 @@
 
 namespace framecl::ipc {
 
-CompletionQueue::CompletionQueue() : shared_(std::make_shared<Shared>())
+CompletionQueue::CompletionQueue(uint32_t lanes) : shared_(std::make_shared<Shared>())
 {
     shared_->event_fd.reset(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
     if (!shared_->event_fd.valid())
         throw std::runtime_error(std::string("eventfd failed: ") + std::strerror(errno));
-    std::thread(waitInTurn, shared_).detach();
+    shared_->watched.resize(std::max<uint32_t>(lanes, 1));
+    for (uint32_t lane = 0; lane < shared_->watched.size(); ++lane)
+        std::thread(waitInTurn, shared_, lane).detach();
 }
 
 CompletionQueue::~CompletionQueue()
 {
     std::lock_guard lock(shared_->mutex);
     shared_->stopping = true;
-    shared_->watched.clear();
-    shared_->wake.notify_one();
+    for (auto& watched : shared_->watched)
+        watched.clear();
+    shared_->wake.notify_all();
 }
 
-void CompletionQueue::notifyOnCompletion(const cl::Event& event, uint64_t frame)
+void CompletionQueue::notifyOnCompletion(const cl::Event& event, uint64_t frame, uint32_t lane)
 {
     std::lock_guard lock(shared_->mutex);
-    shared_->watched.push_back({event, frame});
-    shared_->wake.notify_one();
+    shared_->watched.at(lane).push_back({event, frame});
+    shared_->wake.notify_all();
 }
 
-void CompletionQueue::waitInTurn(std::shared_ptr<Shared> shared)
+void CompletionQueue::waitInTurn(std::shared_ptr<Shared> shared, uint32_t lane)
 {
     std::unique_lock lock(shared->mutex);
+    std::deque<Watched>& watched = shared->watched[lane];
     for (;;) {
-        shared->wake.wait(lock, [&] { return shared->stopping || !shared->watched.empty(); });
+        shared->wake.wait(lock, [&] { return shared->stopping || !watched.empty(); });
         if (shared->stopping)
             return;
-        const Watched next = shared->watched.front();
+        const Watched next = watched.front();
         lock.unlock();
         // A negative status makes the wait fail; the status itself says what happened.
         const cl_event event = next.event();
@@ -52,8 +57,8 @@ void CompletionQueue::waitInTurn(std::shared_ptr<Shared> shared)
         if (clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr) != CL_SUCCESS)
             status = CL_INVALID_EVENT;
         lock.lock();
-        if (!shared->watched.empty() && shared->watched.front().frame == next.frame)
-            shared->watched.pop_front();
+        if (!watched.empty() && watched.front().frame == next.frame)
+            watched.pop_front();
         shared->done.push_back({next.frame, status, now_ns});
         const uint64_t one = 1;
         [[maybe_unused]] ssize_t written = write(shared->event_fd.get(), &one, sizeof one);

@@ -1,12 +1,13 @@
 #pragma once
-// Hands GPU completions to the main loop: a thread of its own waits for each frame's
-// last event in turn and wakes an eventfd the loop watches. Nothing on the frame path
-// blocks the loop waiting for the GPU.
+// Hands GPU completions to the main loop: a thread per lane of the GPU waits for the
+// events watched on that lane in turn and wakes an eventfd the loop watches. Nothing on
+// the frame path blocks the loop waiting for the GPU.
 //
 // A waiting thread rather than clSetEventCallback: NVIDIA's runtime called back a
 // median 240 µs after the GPU had finished (docs/benchmarks.md, "A frame's hops"),
-// where clWaitForEvents returns at once. Frames run on one in-order queue, so they
-// complete in the order they are watched.
+// where clWaitForEvents returns at once. Each lane is an in-order queue, so what runs
+// on it completes in the order it is watched; a thread per lane keeps a short part on
+// one lane from being seen late behind a long one on the other.
 
 #include <condition_variable>
 #include <cstdint>
@@ -29,7 +30,7 @@ struct Completion {
 
 class CompletionQueue {
 public:
-    CompletionQueue();
+    explicit CompletionQueue(uint32_t lanes = 1);
     // Stops watching. The thread may be waiting for an event still on the GPU (a
     // daemon torn down with frames in flight); it finishes that wait on state it shares,
     // not on this object, and ends.
@@ -40,8 +41,9 @@ public:
     // Readable when completions are waiting.
     int fd() const { return shared_->event_fd.get(); }
 
-    // Queues `frame` once `event` completes; events complete in the order given.
-    void notifyOnCompletion(const cl::Event& event, uint64_t frame);
+    // Queues `frame` once `event`, enqueued on lane `lane` (< lanes), completes; the
+    // events of one lane complete in the order given.
+    void notifyOnCompletion(const cl::Event& event, uint64_t frame, uint32_t lane = 0);
 
     // Every completion queued so far; clears the eventfd.
     std::vector<Completion> take();
@@ -56,12 +58,12 @@ private:
         UniqueFd event_fd;
         std::mutex mutex;
         std::condition_variable wake;
-        std::deque<Watched> watched;
+        std::vector<std::deque<Watched>> watched; // per lane
         std::vector<Completion> done;
         bool stopping = false;
     };
 
-    static void waitInTurn(std::shared_ptr<Shared> shared);
+    static void waitInTurn(std::shared_ptr<Shared> shared, uint32_t lane);
 
     std::shared_ptr<Shared> shared_;
 };

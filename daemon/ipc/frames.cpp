@@ -249,6 +249,26 @@ uint64_t Server::workAheadNs(uint64_t now_ns) const
     return end > now_ns ? end - now_ns : 0;
 }
 
+uint32_t Server::laneFor(const pipeline::Session& session, uint64_t now_ns) const
+{
+    // The lane whose work is predicted to end first, as workAheadNs() predicts the whole
+    // queue's (a part without a prediction counts as the lead): a heavy client's tiles
+    // then alternate, each next one starting in the tail of the one before
+    // (gpu::GpuContext::lane), and a light client's part waits for the work of one lane.
+    if (session.lanes() == 1)
+        return 0;
+    std::vector<uint64_t> end(session.lanes(), 0);
+    for (const QueuedPart& part : on_gpu_)
+        if (part.lane < end.size())
+            end[part.lane] = std::max(end[part.lane], part.enqueued_ns) +
+                             (part.predicted_ns ? part.predicted_ns : feedLeadNs());
+    uint32_t chosen = 0;
+    for (uint32_t lane = 1; lane < end.size(); ++lane)
+        if (std::max(end[lane], now_ns) < std::max(end[chosen], now_ns))
+            chosen = lane;
+    return chosen;
+}
+
 uint64_t Server::nextPartNs(uint64_t client_id)
 {
     const PendingFrame& front = fair_queue_.front(client_id);
@@ -282,8 +302,8 @@ void Server::enqueueNextPart(uint64_t client_id)
     const size_t part = frame.frame.frame.parts_enqueued;
     const uint64_t predicted = pending.session->predictedNs(frame.frame.frame, part);
     const uint64_t enqueued_ns = monotonicNs();
-    auto event = pipeline::enqueueClientPart(*pending.session, *pending.input, *pending.output, frame.frame,
-                                             gpu_.queue());
+    const uint32_t lane = laneFor(*pending.session, enqueued_ns);
+    auto event = pipeline::enqueueClientPart(*pending.session, *pending.input, *pending.output, frame.frame, lane);
     const bool last = frame.frame.frame.allEnqueued();
     if (!event || last)
         fair_queue_.pop(client_id); // `front` and `pending` go with it; `frame` stays
@@ -294,17 +314,17 @@ void Server::enqueueNextPart(uint64_t client_id)
     if (last)
         frame.last_part_ns = enqueued_ns;
     fair_queue_.charge(client_id, int64_t(predicted));
-    watchPart(frame.pending.serial, part, *event, predicted, enqueued_ns, last);
+    watchPart(frame.pending.serial, part, lane, *event, predicted, enqueued_ns, last);
 }
 
-void Server::watchPart(uint64_t serial, size_t part, const cl::Event& event, uint64_t predicted_ns,
+void Server::watchPart(uint64_t serial, size_t part, uint32_t lane, const cl::Event& event, uint64_t predicted_ns,
                        uint64_t enqueued_ns, bool last)
 {
     const uint64_t part_serial = next_part_serial_++;
-    completions_.notifyOnCompletion(event, part_serial);
-    on_gpu_.push_back({part_serial, serial, part, predicted_ns, enqueued_ns, last});
+    completions_.notifyOnCompletion(event, part_serial, lane);
+    on_gpu_.push_back({part_serial, serial, part, lane, predicted_ns, enqueued_ns, last});
     // Guide §5.7: flush so the GPU starts now rather than when the queue fills.
-    gpu_.queue().flush();
+    gpu_.lane(lane).flush();
 }
 
 void Server::abandonFrame(InFlightFrame& frame, const std::string& error)
@@ -312,10 +332,11 @@ void Server::abandonFrame(InFlightFrame& frame, const std::string& error)
     frame.failure = error;
     const uint64_t serial = frame.pending.serial;
     const uint64_t enqueued_ns = monotonicNs();
-    auto end = pipeline::abandonClientFrame(*frame.pending.input, *frame.pending.output, frame.frame, gpu_.queue());
+    auto end = pipeline::abandonClientFrame(*frame.pending.session, *frame.pending.input, *frame.pending.output,
+                                            frame.frame);
     if (end && *end) {
         frame.last_part_ns = enqueued_ns;
-        watchPart(serial, abandoned_part, **end, 0, enqueued_ns, true);
+        watchPart(serial, abandoned_part, frame.frame.frame.last_lane, **end, 0, enqueued_ns, true);
         return;
     }
     if (!end)
@@ -323,7 +344,7 @@ void Server::abandonFrame(InFlightFrame& frame, const std::string& error)
     // Nothing of it can still be running, or nothing can be waited for: it ends now.
     // Parts of it still on the GPU end it again; in_flight_ no longer knows it.
     if (!end) {
-        if (const cl_int err = clFinish(gpu_.queue()()); err != CL_SUCCESS)
+        if (const cl_int err = gpu_.finishAll(); err != CL_SUCCESS)
             log::get("ipc")->error("{}", gpu::clFailure("clFinish", err, "a failed frame"));
     }
     auto node = in_flight_.extract(serial);
@@ -374,13 +395,25 @@ void Server::onCompletions()
 
 void Server::completePart(const Completion& completion)
 {
-    // Parts end in the order they were enqueued (one in-order queue).
-    while (!on_gpu_.empty() && on_gpu_.front().serial < completion.frame)
-        on_gpu_.pop_front();
-    if (on_gpu_.empty() || on_gpu_.front().serial != completion.frame)
+    // Each lane's parts end in the order they were enqueued there, but the lanes' in any
+    // order.
+    const auto found = std::find_if(on_gpu_.begin(), on_gpu_.end(),
+                                    [&](const QueuedPart& part) { return part.serial == completion.frame; });
+    if (found == on_gpu_.end())
         return;
-    const QueuedPart part = on_gpu_.front();
-    on_gpu_.pop_front();
+    const QueuedPart part = *found;
+    if (part.last) {
+        // Its frame's end waited for all its parts: those on another lane whose
+        // completion is not seen yet have ended too, and count before it.
+        std::vector<uint64_t> earlier;
+        for (const QueuedPart& other : on_gpu_)
+            if (other.frame == part.frame && other.serial != part.serial)
+                earlier.push_back(other.serial);
+        for (const uint64_t serial : earlier)
+            completePart({serial, completion.execution_status, completion.callback_ns});
+    }
+    on_gpu_.erase(std::find_if(on_gpu_.begin(), on_gpu_.end(),
+                               [&](const QueuedPart& each) { return each.serial == part.serial; }));
     auto it = in_flight_.find(part.frame);
     if (it == in_flight_.end())
         return;

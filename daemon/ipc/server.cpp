@@ -83,7 +83,7 @@ Server::Server(const config::Config& config, const gpu::GpuContext& gpu, pipelin
                service::ServiceLoop& loop, PeerAccess access)
     : config_(config), gpu_(gpu), loop_(loop), access_(std::move(access)), catalog_(std::move(catalog)),
       zmq_context_(1), router_(zmq_context_, zmq::socket_type::router),
-      preparer_(gpu), fair_queue_(fair_queue_quantum_ns), perf_hint_(gpu, config.gpu),
+      preparer_(gpu), completions_(gpu.lanes()), fair_queue_(fair_queue_quantum_ns), perf_hint_(gpu, config.gpu),
       started_(std::chrono::steady_clock::now())
 {
     std::string why;
@@ -207,7 +207,7 @@ Server::~Server()
     // the GPU before any member is destroyed.
     if (!in_flight_.empty()) {
         log::get("ipc")->warn("waiting for {} frames still on the GPU before stopping", in_flight_.size());
-        if (const cl_int err = clFinish(gpu_.queue()()); err != CL_SUCCESS)
+        if (const cl_int err = gpu_.finishAll(); err != CL_SUCCESS)
             log::get("ipc")->error("{}", gpu::clFailure("clFinish", err, "frames in flight at stop"));
     }
     loop_.unwatch(router_.get(zmq::sockopt::fd));

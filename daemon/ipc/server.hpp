@@ -91,12 +91,13 @@ private:
         // once what it enqueued has run.
         std::string failure;
     };
-    // A part of a frame on the GPU's queue, in order: the scheduler's view of the work
+    // A part of a frame on one of the GPU's lanes: the scheduler's view of the work
     // ahead of the GPU.
     struct QueuedPart {
         uint64_t serial;       // what the completion queue reports
         uint64_t frame;        // the in-flight frame's serial
         size_t part;           // its index in the frame; `abandoned_part` for an abandoned frame's end
+        uint32_t lane;
         uint64_t predicted_ns; // 0: unknown
         uint64_t enqueued_ns;
         bool last; // the frame ends with it
@@ -175,11 +176,13 @@ private:
     // Puts the next part of `client_id`'s front frame on the GPU, starting the frame
     // first if it is new; pops it from the fair queue once it is all there.
     void enqueueNextPart(uint64_t client_id);
+    // Which of `session`'s lanes its next part goes to.
+    uint32_t laneFor(const pipeline::Session& session, uint64_t now_ns) const;
     // A started frame whose next part failed to enqueue: ends Failed with `error` once
     // what it enqueued has run (at once if nothing was).
     void abandonFrame(InFlightFrame& frame, const std::string& error);
-    // Watches `event`, the end of part `part` of in-flight frame `serial`.
-    void watchPart(uint64_t serial, size_t part, const cl::Event& event, uint64_t predicted_ns,
+    // Watches `event`, on lane `lane`, the end of part `part` of in-flight frame `serial`.
+    void watchPart(uint64_t serial, size_t part, uint32_t lane, const cl::Event& event, uint64_t predicted_ns,
                    uint64_t enqueued_ns, bool last);
     void expireWaitingFrames(uint64_t now_ns);
     // Done for a frame that never reached the GPU, with its client's counts.
@@ -257,7 +260,7 @@ private:
     CompletionQueue completions_;
     scheduler::FairQueue<PendingFrame> fair_queue_;
     std::map<uint64_t, InFlightFrame> in_flight_; // started, by serial
-    std::deque<QueuedPart> on_gpu_;               // enqueued and not yet seen to end, in order
+    std::deque<QueuedPart> on_gpu_;               // enqueued and not yet seen to end, in order enqueued
     uint64_t last_part_end_ns_ = 0; // when the last part seen to end ended, on CLOCK_MONOTONIC
     uint64_t next_part_serial_ = 1;
     uint64_t feed_at_ns_ = 0; // when the work ahead will have shrunk under the lead; 0: no frame waits

@@ -1,5 +1,7 @@
 #include "pipeline/client_frame.hpp"
 
+#include <fmt/format.h>
+
 #include "gpu/cl_error.hpp"
 
 namespace framecl::pipeline {
@@ -31,24 +33,40 @@ Result<ClientFrame> beginClientFrame(Session& session, const memory::ImportedBuf
     return ClientFrame{std::move(*frame), false, {}};
 }
 
-Result<cl::Event> enqueueClientPart(const Session& session, const memory::ImportedBuffer& in,
-                                    const memory::ImportedBuffer& out, ClientFrame& frame,
-                                    const cl::CommandQueue& queue)
+Result<cl::Event> enqueueClientPart(Session& session, const memory::ImportedBuffer& in,
+                                    const memory::ImportedBuffer& out, ClientFrame& frame, uint32_t lane)
 {
-    // The queue is in order: each command starts after the one before it ended. The
+    // Each lane is in order: each command starts after the one before it ended. The
     // buffers are acquired first (khr-dmabuf), the input copied up (host-copy), the
-    // frame's parts run, the output copied back, and both released last.
+    // frame's parts run, the output copied back, and both released last; a part on
+    // another lane waits for what it reads (Session::enqueuePart), and the last
+    // commands for every lane.
+    if (lane >= session.lanes())
+        return fail(fmt::format("a part on lane {}, where the session has {}", lane, session.lanes()));
+    const cl::CommandQueue& queue = session.laneQueue(lane);
     if (!frame.buffers_acquired) {
-        for (const memory::ImportedBuffer* buffer : {&in, &out})
-            if (const auto acquired = buffer->enqueueAcquire(queue); !acquired)
+        std::optional<cl::Event> prepared;
+        for (const memory::ImportedBuffer* buffer : {&in, &out}) {
+            auto acquired = buffer->enqueueAcquire(queue);
+            if (!acquired)
                 return tl::unexpected(acquired.error());
+            if (*acquired)
+                prepared = std::move(*acquired);
+        }
         frame.buffers_acquired = true;
-        if (const auto upload = in.enqueueUpload(queue); !upload)
+        auto upload = in.enqueueUpload(queue);
+        if (!upload)
             return tl::unexpected(upload.error());
+        if (*upload)
+            prepared = std::move(*upload);
+        if (prepared)
+            frame.frame.noteLaneWork(lane, std::move(*prepared), -1);
     }
-    auto part = session.enqueuePart(frame.frame);
+    auto part = session.enqueuePart(frame.frame, lane);
     if (!part || !frame.frame.allEnqueued())
         return part;
+    if (auto joined = session.joinLanes(frame.frame, lane); !joined)
+        return tl::unexpected(joined.error());
     auto last = out.enqueueDownload(queue);
     if (!last)
         return tl::unexpected(last.error());
@@ -59,12 +77,16 @@ Result<cl::Event> enqueueClientPart(const Session& session, const memory::Import
     return frame.done;
 }
 
-Result<std::optional<cl::Event>> abandonClientFrame(const memory::ImportedBuffer& in,
-                                                    const memory::ImportedBuffer& out, ClientFrame& frame,
-                                                    const cl::CommandQueue& queue)
+Result<std::optional<cl::Event>> abandonClientFrame(const Session& session, const memory::ImportedBuffer& in,
+                                                    const memory::ImportedBuffer& out, ClientFrame& frame)
 {
     if (!frame.buffers_acquired)
         return std::nullopt;
+    // On the lane of its last work, after the work of the others.
+    const uint32_t lane = frame.frame.last_lane;
+    const cl::CommandQueue& queue = session.laneQueue(lane);
+    if (auto joined = session.joinLanes(frame.frame, lane); !joined)
+        return tl::unexpected(joined.error());
     if (auto released = enqueueReleases(in, out, queue); !released)
         return tl::unexpected(released.error());
     cl_event marker = nullptr;
@@ -75,13 +97,14 @@ Result<std::optional<cl::Event>> abandonClientFrame(const memory::ImportedBuffer
 }
 
 Result<ClientFrame> enqueueClientFrame(Session& session, const memory::ImportedBuffer& in,
-                                       const memory::ImportedBuffer& out, const cl::CommandQueue& queue)
+                                       const memory::ImportedBuffer& out)
 {
     auto frame = beginClientFrame(session, in, out);
     if (!frame)
         return frame;
-    while (!frame->frame.allEnqueued())
-        if (auto part = enqueueClientPart(session, in, out, *frame, queue); !part)
+    // The parts alternate between the session's lanes, as the daemon feeds them.
+    for (uint32_t lane = 0; !frame->frame.allEnqueued(); lane = (lane + 1) % session.lanes())
+        if (auto part = enqueueClientPart(session, in, out, *frame, lane); !part)
             return tl::unexpected(part.error());
     return frame;
 }

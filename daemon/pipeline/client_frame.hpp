@@ -22,24 +22,25 @@ struct ClientFrame {
 Result<ClientFrame> beginClientFrame(Session& session, const memory::ImportedBuffer& in,
                                      const memory::ImportedBuffer& out);
 
-// Enqueues the frame's next part on the device's in-order queue and returns at once,
-// with the event that ends what it enqueued: before the first part, the buffers'
-// acquire (khr-dmabuf) and the input's upload (host-copy); after the last, the output's
-// download (host-copy) and the buffers' release (khr-dmabuf), each where the buffer's
-// path needs it. On an error, whatever was enqueued before it may still run.
-Result<cl::Event> enqueueClientPart(const Session& session, const memory::ImportedBuffer& in,
-                                    const memory::ImportedBuffer& out, ClientFrame& frame,
-                                    const cl::CommandQueue& queue);
+// Enqueues the frame's next part on lane `lane` of the session (< Session::lanes())
+// and returns at once, with the event that ends what it enqueued: before the first
+// part, the buffers' acquire (khr-dmabuf) and the input's upload (host-copy); after the
+// last, once the frame's work on the other lanes is done, the output's download
+// (host-copy) and the buffers' release (khr-dmabuf), each where the buffer's path needs
+// it. On an error, whatever was enqueued before it may still run.
+Result<cl::Event> enqueueClientPart(Session& session, const memory::ImportedBuffer& in,
+                                    const memory::ImportedBuffer& out, ClientFrame& frame, uint32_t lane);
 
 // Ends a frame whose remaining parts will not run (a part failed to enqueue, or its
 // client went away): releases the buffers it acquired, and returns an event that
-// completes after everything the frame enqueued; none where it enqueued nothing.
-Result<std::optional<cl::Event>> abandonClientFrame(const memory::ImportedBuffer& in,
-                                                    const memory::ImportedBuffer& out, ClientFrame& frame,
-                                                    const cl::CommandQueue& queue);
+// completes after everything the frame enqueued, on the lane of its last part
+// (frame.frame.last_lane); none where it enqueued nothing.
+Result<std::optional<cl::Event>> abandonClientFrame(const Session& session, const memory::ImportedBuffer& in,
+                                                    const memory::ImportedBuffer& out, ClientFrame& frame);
 
-// A whole frame, every part at once.
+// A whole frame, every part at once, alternating the session's lanes; frame.done
+// completes last.
 Result<ClientFrame> enqueueClientFrame(Session& session, const memory::ImportedBuffer& in,
-                                       const memory::ImportedBuffer& out, const cl::CommandQueue& queue);
+                                       const memory::ImportedBuffer& out);
 
 } // namespace framecl::pipeline

@@ -420,7 +420,8 @@ Result<void> Session::recordAhead()
     std::vector<cl::Event> events;
     for (const RecordedPart& part : (*recorded)->parts) {
         auto enqueued = part.replay->enqueue(frameUpdates(in_frame, out_frame, (*recorded)->first_tile, part.first,
-                                                          part.end));
+                                                          part.end),
+                                             0);
         if (!enqueued)
             return tl::unexpected(enqueued.error());
         events.insert(events.end(), enqueued->begin(), enqueued->end());
@@ -493,21 +494,99 @@ Result<EnqueuedFrame> Session::begin(const FrameBuffer& in, const FrameBuffer& o
     return frame;
 }
 
-Result<cl::Event> Session::enqueuePart(EnqueuedFrame& frame) const
+void EnqueuedFrame::noteLaneWork(uint32_t lane, cl::Event end, int32_t first_dispatch)
 {
+    if (lane_work.size() <= lane)
+        lane_work.resize(lane + 1);
+    lane_work[lane].push_back({std::move(end), first_dispatch});
+    last_lane = lane;
+}
+
+std::vector<cl::Event> EnqueuedFrame::dependencies(uint32_t lane, int32_t last_dispatch) const
+{
+    std::vector<cl::Event> waits;
+    for (uint32_t other = 0; other < lane_work.size(); ++other) {
+        if (other == lane)
+            continue;
+        const auto& runs = lane_work[other];
+        const auto earlier = std::find_if(runs.rbegin(), runs.rend(),
+                                          [&](const LaneWork& run) { return run.first_dispatch < last_dispatch; });
+        if (earlier != runs.rend())
+            waits.push_back(earlier->end);
+    }
+    return waits;
+}
+
+std::vector<cl::Event> EnqueuedFrame::otherLanes(uint32_t lane) const
+{
+    std::vector<cl::Event> waits;
+    for (uint32_t other = 0; other < lane_work.size(); ++other)
+        if (other != lane && !lane_work[other].empty())
+            waits.push_back(lane_work[other].back().end);
+    return waits;
+}
+
+namespace {
+
+// Makes what `queue` runs after this wait for `events` (none: nothing enqueued).
+Result<void> enqueueBarrier(const cl::CommandQueue& queue, const std::vector<cl::Event>& events, const char* what)
+{
+    if (events.empty())
+        return {};
+    std::vector<cl_event> raw;
+    for (const cl::Event& event : events)
+        raw.push_back(event());
+    if (cl_int err = clEnqueueBarrierWithWaitList(queue(), cl_uint(raw.size()), raw.data(), nullptr);
+        err != CL_SUCCESS)
+        return fail(gpu::clFailure("clEnqueueBarrierWithWaitList", err, what));
+    return {};
+}
+
+} // namespace
+
+uint32_t Session::lanes() const
+{
+    return recording_ == gpu::RecordingMode::Off ? gpu_->lanes() : 1;
+}
+
+Result<void> Session::joinLanes(const EnqueuedFrame& frame, uint32_t lane) const
+{
+    return enqueueBarrier(gpu_->lane(lane), frame.otherLanes(lane), "the end of a frame, after its other lanes");
+}
+
+Result<cl::Event> Session::enqueuePart(EnqueuedFrame& frame, uint32_t lane)
+{
+    if (lane >= lanes())
+        return fail(fmt::format("a part on lane {}, where the session has {}", lane, lanes()));
     const RecordedSequence& sequence = *frame.sequence;
     const RecordedPart& part = sequence.parts.at(frame.parts_enqueued);
+    const auto first_dispatch = int32_t(sequence.tiles[part.first].dispatch);
+    const auto last_dispatch = int32_t(sequence.tiles[part.end - 1].dispatch);
+    std::vector<cl::Event> waits = frame.dependencies(lane, last_dispatch);
+    if (frame.parts_enqueued == 0 && dispatches_.size() > 1)
+        for (uint32_t other = 0; other < last_frame_work_.size(); ++other)
+            if (other != lane && last_frame_work_[other])
+                waits.push_back(*last_frame_work_[other]);
+    if (auto waited = enqueueBarrier(gpu_->lane(lane), waits, "a part, after the work it reads on other lanes");
+        !waited)
+        return tl::unexpected(waited.error());
     if (kernel_budget_ns_ > 0 && !sequence.events_per_tile) {
         cl_event marker = nullptr;
         if (cl_int err = clEnqueueMarkerWithWaitList(gpu_->queue()(), 0, nullptr, &marker); err != CL_SUCCESS)
             return fail(gpu::clFailure("clEnqueueMarkerWithWaitList", err, "the start of a recording"));
         frame.part_starts.emplace_back(marker); // takes the reference the enqueue returned
     }
-    auto events = part.replay->enqueue(frameUpdates(frame.in, frame.out, sequence.first_tile, part.first, part.end));
+    auto events = part.replay->enqueue(frameUpdates(frame.in, frame.out, sequence.first_tile, part.first, part.end),
+                                       lane);
     if (!events)
         return tl::unexpected(events.error());
     frame.events.insert(frame.events.end(), events->begin(), events->end());
     ++frame.parts_enqueued;
+    frame.noteLaneWork(lane, frame.events.back(), first_dispatch);
+    if (lanes() > 1) {
+        last_frame_work_.resize(lanes());
+        last_frame_work_[lane] = frame.events.back();
+    }
     return frame.events.back();
 }
 
@@ -517,7 +596,7 @@ Result<EnqueuedFrame> Session::enqueue(const FrameBuffer& in, const FrameBuffer&
     if (!frame)
         return frame;
     while (!frame->allEnqueued())
-        if (auto part = enqueuePart(*frame); !part)
+        if (auto part = enqueuePart(*frame, 0); !part)
             return tl::unexpected(part.error());
     return frame;
 }

@@ -55,6 +55,14 @@ struct RecordedTile;
 // event per dispatch and tile (recording off), or one per part of the recording. It
 // keeps the recorded sequence that ran it alive until it is dropped, since a re-planned
 // session records a new one while frames of the old are still in flight.
+// What a frame enqueued on one lane (gpu::GpuContext::lane) as one run of commands:
+// its last event, and the first session dispatch among its tiles (-1: the buffers'
+// acquire and upload, which everything reads after).
+struct LaneWork {
+    cl::Event end;
+    int32_t first_dispatch;
+};
+
 struct EnqueuedFrame {
     std::vector<cl::Event> events; // of the parts enqueued so far
     // Under a kernel-time budget, with a recording: a marker enqueued just before each
@@ -64,6 +72,9 @@ struct EnqueuedFrame {
     std::shared_ptr<const RecordedSequence> sequence;
     FrameBuffer in{}, out{};
     size_t parts_enqueued = 0;
+    // Per lane, what this frame enqueued there, in order; and the lane of its last part.
+    std::vector<std::vector<LaneWork>> lane_work;
+    uint32_t last_lane = 0;
     // The first client frame of its sequence: it may pay what a driver finishes building
     // at a recording's first enqueue with new buffers (a khr command buffer of its own,
     // a new offset), so it does not teach the prediction.
@@ -71,6 +82,15 @@ struct EnqueuedFrame {
 
     size_t parts() const;
     bool allEnqueued() const { return parts_enqueued == parts(); }
+    // Notes `end` as the end of work on `lane` that holds `first_dispatch` onwards.
+    void noteLaneWork(uint32_t lane, cl::Event end, int32_t first_dispatch);
+    // What work on `lane` reading session dispatches up to `last_dispatch` waits for:
+    // on each other lane, the latest run that holds an earlier dispatch (or the
+    // buffers' acquire and upload). A lane is in order, so that run's end follows every
+    // run before it there; tiles of one dispatch are independent and need not wait.
+    std::vector<cl::Event> dependencies(uint32_t lane, int32_t last_dispatch) const;
+    // The latest run on every lane but `lane`: what the frame's end waits for.
+    std::vector<cl::Event> otherLanes(uint32_t lane) const;
 };
 
 // The kernel-time budget as one stage of a session met it (docs/architecture.md, "Scheduling").
@@ -153,12 +173,22 @@ public:
     // the session opens; the first frame after the tiles were re-planned records them
     // anew.
     Result<EnqueuedFrame> begin(const FrameBuffer& in, const FrameBuffer& out);
-    // Enqueues the frame's next part on the device's queue and returns at once, with
-    // the event that ends the part. Its parts go in order, and the session's next frame
-    // begins only once this one's parts are all enqueued (they share the kernels and
-    // intermediates).
-    Result<cl::Event> enqueuePart(EnqueuedFrame& frame) const;
-    // begin() and every part.
+    // The lanes its parts may take: the GPU's without a recording, else lane 0 alone
+    // (a recording is bound to the queue it was made on).
+    uint32_t lanes() const;
+    const cl::CommandQueue& laneQueue(uint32_t lane) const { return gpu_->lane(lane); }
+    // Enqueues the frame's next part on lane `lane` (< lanes()) and returns at once,
+    // with the event that ends the part. Its parts go in order, and the session's next
+    // frame begins only once this one's parts are all enqueued or it was abandoned (they
+    // share the kernels and intermediates). Where the part's tiles read what another
+    // lane's work writes, a barrier waits for it first: an earlier dispatch of the frame,
+    // its buffers' acquire and upload, and, for a session with intermediates, the
+    // previous frame's work, which used them.
+    Result<cl::Event> enqueuePart(EnqueuedFrame& frame, uint32_t lane);
+    // Makes what is enqueued on `lane` after this wait for everything `frame` enqueued on
+    // the other lanes: before its last commands (the output's download, the releases).
+    Result<void> joinLanes(const EnqueuedFrame& frame, uint32_t lane) const;
+    // begin() and every part, on lane 0.
     Result<EnqueuedFrame> enqueue(const FrameBuffer& in, const FrameBuffer& out);
 
     // The predicted GPU time of part `part` of `frame`; 0 while some dispatch of it has
@@ -167,7 +197,8 @@ public:
     // The same of the first part of the next frame to begin; 0 where it is to be
     // recorded anew.
     uint64_t predictedFirstPartNs() const;
-    // The profiled GPU time of part `part` of `frame`, once it completed; 0 where its
+    // The profiled GPU time of part `part` of `frame`, once it completed (with lanes, the
+    // time it had the device to itself as far as its frame goes); 0 where its
     // events carry no profiling.
     uint64_t partNs(const EnqueuedFrame& frame, size_t part) const;
 
@@ -302,6 +333,9 @@ private:
     gpu::RecordingMode recording_ = gpu::RecordingMode::Off;
     uint64_t kernel_budget_ns_ = 0;
     std::shared_ptr<RecordedSequence> sequence_; // none before the first frame and after a re-plan
+    // The last frame's latest work on each lane: a session with intermediates starts
+    // its next frame after it on the other lanes, since both use the intermediates.
+    std::vector<std::optional<cl::Event>> last_frame_work_;
     std::vector<StageCounters> stage_counters_;  // one per stage
     size_t onchip_count_ = 0;
     uint64_t onchip_bytes_ = 0;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -49,6 +50,28 @@ Result<void> bindUpdates(const Dispatches& dispatches, const std::vector<gpu::Ar
 bool eventsPerTile(const EnqueuedFrame& frame)
 {
     return frame.sequence && frame.sequence->events_per_tile && frame.events.size() == frame.sequence->tiles.size();
+}
+
+// The time each recorded dispatch of `frame` (recording off) had the device to itself
+// as far as the frame goes: from its start, or the end of the frame's dispatches before
+// it if later, to its end. On one lane that is its span. The tiles of one dispatch
+// alternate between lanes and overlap (gpu::GpuContext::lane), the tail of one with the
+// start of the next; the overlap counts once, so that the times add up to the frame's
+// time on the device and each tile's is the throughput it cost. None where a dispatch
+// carries no profiling.
+std::vector<std::optional<uint64_t>> tileNs(const EnqueuedFrame& frame)
+{
+    std::vector<std::optional<uint64_t>> ns(frame.events.size());
+    uint64_t ended = 0;
+    for (size_t i = 0; i < frame.events.size(); ++i) {
+        const auto span = profiledSpan(frame.events[i]);
+        if (!span)
+            continue;
+        const uint64_t from = std::max(span->start_ns, ended);
+        ns[i] = span->end_ns > from ? span->end_ns - from : 0;
+        ended = std::max(ended, span->end_ns);
+    }
+    return ns;
 }
 
 // The profiled span of part `part` of a frame that ran as a recording: from the end of
@@ -172,12 +195,12 @@ void Session::frameCompleted(const EnqueuedFrame& frame, uint64_t wall_ns)
     if (eventsPerTile(frame)) {
         // Each tile's own time; each dispatch learns its tiles' ns per item.
         std::vector<uint64_t> ns(dispatches_.size(), 0), items(dispatches_.size(), 0);
+        const auto tile_ns = tileNs(frame);
         for (size_t i = 0; i < tiles.size(); ++i) {
-            const auto span = profiledSpan(frame.events[i]);
-            if (!span)
+            if (!tile_ns[i])
                 continue;
-            count(tiles[i].dispatch, span->ns(), false);
-            ns[tiles[i].dispatch] += span->ns();
+            count(tiles[i].dispatch, *tile_ns[i], false);
+            ns[tiles[i].dispatch] += *tile_ns[i];
             items[tiles[i].dispatch] += tiles[i].items;
         }
         for (size_t d = 0; d < dispatches_.size(); ++d)
@@ -267,9 +290,10 @@ std::vector<std::pair<std::string, uint64_t>> Session::stageTimes(const Enqueued
     std::vector<std::pair<std::string, uint64_t>> times;
     for (const auto& name : stage_names_)
         times.emplace_back(name, 0);
-    for (size_t i = 0; i < frame.events.size(); ++i)
-        if (const auto span = profiledSpan(frame.events[i]))
-            times[dispatches_[frame.sequence->tiles[i].dispatch].stage].second += span->ns();
+    const auto tile_ns = tileNs(frame);
+    for (size_t i = 0; i < tile_ns.size(); ++i)
+        if (tile_ns[i])
+            times[dispatches_[frame.sequence->tiles[i].dispatch].stage].second += *tile_ns[i];
     return times;
 }
 
@@ -305,9 +329,8 @@ uint64_t Session::gpuNs(const EnqueuedFrame& frame) const
     if (!eventsPerTile(frame))
         return recordedNs(frame);
     uint64_t total = 0;
-    for (const cl::Event& event : frame.events)
-        if (const auto span = profiledSpan(event))
-            total += span->ns();
+    for (const auto& ns : tileNs(frame))
+        total += ns.value_or(0);
     return total;
 }
 
@@ -342,10 +365,10 @@ uint64_t Session::partNs(const EnqueuedFrame& frame, size_t part) const
         return span ? span->ns() : 0;
     }
     const RecordedPart& range = frame.sequence->parts.at(part);
+    const auto tile_ns = tileNs(frame);
     uint64_t total = 0;
-    for (uint32_t t = range.first; t < range.end && t < frame.events.size(); ++t)
-        if (const auto span = profiledSpan(frame.events[t]))
-            total += span->ns();
+    for (uint32_t t = range.first; t < range.end && t < tile_ns.size(); ++t)
+        total += tile_ns[t].value_or(0);
     return total;
 }
 

@@ -153,7 +153,7 @@ TEST_CASE("khr-dmabuf: each frame acquires its buffers before its commands and r
         REQUIRE_MESSAGE(session.has_value(), (session ? "" : session.error().message));
         for (int frame = 0; frame < 2; ++frame) {
             KhrExternalMemory::log.clear();
-            auto enqueued = pipeline::enqueueClientFrame(**session, *in, *out, gpu->queue());
+            auto enqueued = pipeline::enqueueClientFrame(**session, *in, *out);
             REQUIRE_MESSAGE(enqueued.has_value(), (enqueued ? "" : enqueued.error().message));
             REQUIRE(enqueued->done.wait() == CL_SUCCESS);
             const std::vector<Logged> expected{{"acquire", in->mem()},

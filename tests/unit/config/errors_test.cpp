@@ -87,6 +87,13 @@ TEST_CASE("an out-of-range integer is reported with the allowed range")
                    "gpu.idle_after_ms: must be between 0 and 3600000, got 3600001"));
 }
 
+TEST_CASE("a GPU has one or two lanes")
+{
+    const ConfigErrors errors = errorsOf("[gpu]\nlanes = 3\n");
+    INFO(errors.joined());
+    CHECK(contains(problemOnLine(errors, 2), "gpu.lanes: must be between 1 and 2, got 3"));
+}
+
 TEST_CASE("each limit is refused below its minimum")
 {
     const ConfigErrors errors = errorsOf(R"([limits]

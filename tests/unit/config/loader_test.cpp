@@ -28,6 +28,7 @@ idle_perf_hint = "high"
 idle_after_ms = 500
 priority_hint = "high"
 kernel_budget_ms = 4.5
+lanes = 1
 recording = "khr"
 onchip_intermediates = false
 tuning = "off"
@@ -96,6 +97,7 @@ TEST_CASE("a full file sets every key of [gpu] and [limits]")
     CHECK(gpu.idle_after_ms == 500);
     CHECK(gpu.priority_hint == PriorityHint::High);
     CHECK(gpu.kernel_budget_ms == 4.5);
+    CHECK(gpu.lanes == 1);
     CHECK(gpu.recording == RecordingMode::Khr);
     CHECK(gpu.onchip_intermediates == false);
     CHECK(gpu.tuning == Tuning::Off);
@@ -118,7 +120,7 @@ TEST_CASE("a full file sets every client class with its one matcher")
     CHECK_FALSE(preview.uid.has_value());
     CHECK_FALSE(preview.gid.has_value());
     CHECK(preview.weight == 4);
-    CHECK(preview.where.line == 31);
+    CHECK(preview.where.line == 32);
     const ClientClass& service = config.client_classes[1];
     CHECK(service.uid == uid_t{1001});
     CHECK_FALSE(service.match_name.has_value());
@@ -134,7 +136,7 @@ TEST_CASE("a full file keeps each stage parameter with its type and line")
     REQUIRE(config.pipelines.size() == 1);
     const Pipeline& pipeline = config.pipelines[0];
     CHECK(pipeline.name == "edges");
-    CHECK(pipeline.where.line == 45);
+    CHECK(pipeline.where.line == 46);
     REQUIRE(pipeline.stages.size() == 2);
     CHECK(pipeline.stages[0].plugin == "color");
     REQUIRE(pipeline.stages[0].parameters.size() == 1);
@@ -144,7 +146,7 @@ TEST_CASE("a full file keeps each stage parameter with its type and line")
     const Stage& blur = pipeline.stages[1];
     CHECK(blur.plugin == "blur");
     CHECK(blur.where.file == "/etc/cam/cfg.toml");
-    CHECK(blur.where.line == 49);
+    CHECK(blur.where.line == 50);
     REQUIRE(blur.parameters.size() == 4);
     // toml++ keeps a table's keys sorted.
     CHECK(blur.parameters[0].key == "kernel");
@@ -156,7 +158,7 @@ TEST_CASE("a full file keeps each stage parameter with its type and line")
     CHECK(std::get<int64_t>(blur.parameters[2].value) == 4);
     CHECK(blur.parameters[3].key == "sigma");
     CHECK(std::get<double>(blur.parameters[3].value) == 1.5);
-    CHECK(blur.parameters[3].where.line == 49);
+    CHECK(blur.parameters[3].where.line == 50);
 }
 
 TEST_CASE("keys left out keep their defaults")

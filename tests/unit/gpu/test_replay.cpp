@@ -128,7 +128,7 @@ public:
     {
         const size_t bytes = kElements * sizeof(cl_uint);
         REQUIRE(gpu_.queue().enqueueFillBuffer(output, cl_uint{0}, 0, bytes) == CL_SUCCESS);
-        auto events = replay.enqueue(updates);
+        auto events = replay.enqueue(updates, 0);
         REQUIRE_MESSAGE(events.has_value(), (events ? "" : events.error().message));
         REQUIRE_FALSE(events->empty());
         REQUIRE(cl::WaitForEvents(*events) == CL_SUCCESS);
@@ -299,7 +299,7 @@ TEST_CASE("off replays three dispatches per frame to the CPU reference")
     ThreeStages stages(*gpu, 3, 2);
     auto replay = replayFor(RecordingMode::Off, *gpu, stages);
     checkFramesAgainstCpu(*replay, stages);
-    auto events = replay->enqueue(stages.frame(0, 0));
+    auto events = replay->enqueue(stages.frame(0, 0), 0);
     REQUIRE(events.has_value());
     CHECK(events->size() == 3); // one per dispatch
     CHECK(cl::WaitForEvents(*events) == CL_SUCCESS);
@@ -311,7 +311,7 @@ TEST_CASE("khr on PoCL replays command buffers to the CPU reference")
     ThreeStages stages(*gpu, 3, 2);
     auto replay = replayFor(RecordingMode::Khr, *gpu, stages);
     checkFramesAgainstCpu(*replay, stages);
-    auto events = replay->enqueue(stages.frame(0, 0));
+    auto events = replay->enqueue(stages.frame(0, 0), 0);
     REQUIRE(events.has_value());
     CHECK(events->size() == 1); // one for the command buffer
     CHECK(cl::WaitForEvents(*events) == CL_SUCCESS);
@@ -355,7 +355,7 @@ TEST_CASE("dispatches cut into tiles with global offsets give the CPU reference 
             CHECK(stages.run(**replay, tiledUpdates(stages.frame(input, output), kTiles), output) ==
                   cpuReference(stages.inputValues(input)));
         if (mode == RecordingMode::Off) {
-            auto events = (*replay)->enqueue(tiledUpdates(stages.frame(0, 0), kTiles));
+            auto events = (*replay)->enqueue(tiledUpdates(stages.frame(0, 0), kTiles), 0);
             REQUIRE(events.has_value());
             CHECK(events->size() == 3 * kTiles); // one per tile
             CHECK(cl::WaitForEvents(*events) == CL_SUCCESS);

@@ -1,7 +1,7 @@
 // GPU completions handed from the queue's waiting thread to the event loop
 // (ipc::CompletionQueue), with user events on PoCL standing in for a frame's last
 // command: the loop is woken once per completion, in the order the frames were
-// watched, and a completion that comes after the queue is gone (a daemon torn down with
+// watched on each lane (the lanes each on their own), and a completion that comes after the queue is gone (a daemon torn down with
 // frames on the GPU) finds the state it writes to alive.
 #include <cerrno>
 #include <chrono>
@@ -100,4 +100,27 @@ TEST_CASE("frames are reported in the order they were watched, failed ones with 
     CHECK(taken[1].frame == 2);
     CHECK(taken[1].execution_status == CL_COMPLETE);
     CHECK(taken[0].callback_ns <= taken[1].callback_ns);
+}
+
+TEST_CASE("each lane is watched on its own: a completion on one is not held behind a wait on the other")
+{
+    auto gpu = test::openTestGpu();
+    cl_int err = CL_SUCCESS;
+    cl::UserEvent slow(gpu->context(), &err), quick(gpu->context(), &err);
+    REQUIRE(err == CL_SUCCESS);
+    ipc::CompletionQueue queue(2);
+    queue.notifyOnCompletion(slow, 1, 0);
+    queue.notifyOnCompletion(quick, 2, 1);
+
+    REQUIRE(quick.setStatus(CL_COMPLETE) == CL_SUCCESS);
+    REQUIRE(readable(queue.fd(), 2000ms));
+    auto taken = queue.take();
+    REQUIRE(taken.size() == 1);
+    CHECK(taken[0].frame == 2);
+
+    REQUIRE(slow.setStatus(CL_COMPLETE) == CL_SUCCESS);
+    REQUIRE(readable(queue.fd(), 2000ms));
+    taken = queue.take();
+    REQUIRE(taken.size() == 1);
+    CHECK(taken[0].frame == 1);
 }

@@ -90,7 +90,7 @@ void checkCopyFrame(bool unified_memory, ImportPath expected_path)
         if (frame == 1)
             for (size_t i = 0; i < size; ++i)
                 in.bytes()[i] ^= 0x5A; // new content: the copy must be taken per frame
-        auto enqueued = pipeline::enqueueClientFrame(**session, *in.imported, *out.imported, gpu->queue());
+        auto enqueued = pipeline::enqueueClientFrame(**session, *in.imported, *out.imported);
         REQUIRE_MESSAGE(enqueued.has_value(), (enqueued ? "" : enqueued.error().message));
         REQUIRE(enqueued->done.wait() == CL_SUCCESS);
         size_t wrong = 0;
@@ -136,5 +136,104 @@ TEST_CASE("host-copy moves the layout's span and nothing on host-ptr")
                                    nullptr) == CL_SUCCESS);
         // host-ptr covers the whole memfd; host-copy's device buffer the layout only.
         CHECK(device_bytes == (unified ? size : framecl_layout_end(&layout)));
+    }
+}
+
+TEST_CASE("a frame's parts alternate between the lanes and wait for exactly what they read")
+{
+    // Tiles of one dispatch are independent; a tile of a later dispatch reads them all;
+    // everything reads the buffers' acquire and upload (first_dispatch -1). Parts P0..P3
+    // alternate between lanes 0 and 1, two tiles of dispatch 0 and then two of dispatch 1.
+    auto gpu = openPocl(true);
+    std::vector<cl::UserEvent> runs;
+    for (int i = 0; i < 5; ++i)
+        runs.emplace_back(gpu->context());
+    pipeline::EnqueuedFrame frame;
+    frame.noteLaneWork(0, runs[0], -1); // the upload
+    CHECK(frame.dependencies(1, 0).size() == 1);
+    CHECK(frame.dependencies(1, 0)[0]() == runs[0]());
+    frame.noteLaneWork(0, runs[1], 0); // P0
+    // P1, dispatch 0 on lane 1: the upload, not P0.
+    REQUIRE(frame.dependencies(1, 0).size() == 1);
+    CHECK(frame.dependencies(1, 0)[0]() == runs[0]());
+    frame.noteLaneWork(1, runs[2], 0); // P1
+    // P2, dispatch 1 on lane 0: P1 on lane 1 (P0 is before it on lane 0).
+    REQUIRE(frame.dependencies(0, 1).size() == 1);
+    CHECK(frame.dependencies(0, 1)[0]() == runs[2]());
+    frame.noteLaneWork(0, runs[3], 1); // P2
+    // P3, dispatch 1 on lane 1: P0 of dispatch 0 on lane 0, though P2 of its own
+    // dispatch came after it there.
+    REQUIRE(frame.dependencies(1, 1).size() == 1);
+    CHECK(frame.dependencies(1, 1)[0]() == runs[1]());
+    frame.noteLaneWork(1, runs[4], 1); // P3
+    CHECK(frame.last_lane == 1);
+    // The frame's end, on lane 1: P2, the last on lane 0.
+    REQUIRE(frame.otherLanes(1).size() == 1);
+    CHECK(frame.otherLanes(1)[0]() == runs[3]());
+    for (cl::UserEvent& run : runs)
+        run.setStatus(CL_COMPLETE);
+}
+
+TEST_CASE("a tiled chain whose parts alternate between lanes gives the bytes of one untiled dispatch per stage")
+{
+    // Host-copy, so that the first parts wait for the upload and the end for every
+    // lane; four stages of tiles, so that parts wait for the stage before; frames
+    // enqueued back to back, so that each waits for the last one's use of the
+    // intermediates. Each output is compared with the same session's pipeline run
+    // untiled on lane 0.
+    auto gpu = openPocl(false);
+    REQUIRE(gpu->lanes() == 2);
+    test::TempDir cache_dir;
+    gpu::ProgramCache cache(cache_dir.path());
+    auto set = test::pipelineSet(test::pipelineConfig(R"(
+[[pipeline]]
+name = "chain"
+stages = [ { plugin = "color", op = "abgr_to_y" }, { plugin = "box", width = 3, height = 5, variant = "separable" },
+           { plugin = "sobel", output = "magnitude" }, { plugin = "copy" } ]
+)"),
+                                 *gpu, cache);
+    constexpr uint32_t width = 97, height = 61;
+    const framecl_format format{DRM_FORMAT_ABGR8888, width, height};
+    pipeline::SessionOptions tiled_options;
+    tiled_options.recording = gpu::RecordingMode::Off;
+    tiled_options.kernel_budget_ns = 1'000'000;
+    tiled_options.assumed_ns_per_item = 4 * pipeline::tileTarget(tiled_options.kernel_budget_ns) / (width * height);
+    auto tiled = pipeline::Session::open(*gpu, set.catalog.find("chain"), format, tiled_options);
+    REQUIRE_MESSAGE(tiled.has_value(), (tiled ? "" : tiled.error().message));
+    pipeline::SessionOptions whole_options;
+    whole_options.recording = gpu::RecordingMode::Off;
+    auto whole = pipeline::Session::open(*gpu, set.catalog.find("chain"), format, whole_options);
+    REQUIRE_MESSAGE(whole.has_value(), (whole ? "" : whole.error().message));
+    CHECK((*tiled)->lanes() == 2);
+
+    framecl_frame_layout in_layout{}, out_layout{};
+    const size_t in_size = framecl_packed_layout(DRM_FORMAT_ABGR8888, width, height, &in_layout);
+    const size_t out_size = framecl_packed_layout((*tiled)->output().fourcc, width, height, &out_layout);
+    constexpr int frames = 3;
+    std::vector<std::unique_ptr<ClientBuffer>> ins, outs, references;
+    std::mt19937 random(11);
+    for (int i = 0; i < frames; ++i) {
+        ins.push_back(std::make_unique<ClientBuffer>(*gpu, in_layout, in_size, 0));
+        for (size_t b = 0; b < in_size; ++b)
+            ins.back()->bytes()[b] = uint8_t(random());
+        outs.push_back(std::make_unique<ClientBuffer>(*gpu, out_layout, out_size, poison));
+        references.push_back(std::make_unique<ClientBuffer>(*gpu, out_layout, out_size, poison));
+    }
+    std::vector<pipeline::ClientFrame> enqueued;
+    for (int i = 0; i < frames; ++i) {
+        auto frame = pipeline::enqueueClientFrame(**tiled, *ins[i]->imported, *outs[i]->imported);
+        REQUIRE_MESSAGE(frame.has_value(), (frame ? "" : frame.error().message));
+        CHECK(frame->frame.parts() >= 8);
+        CHECK(frame->frame.lane_work.size() == 2);
+        enqueued.push_back(std::move(*frame));
+    }
+    for (pipeline::ClientFrame& frame : enqueued)
+        REQUIRE(frame.done.wait() == CL_SUCCESS);
+    for (int i = 0; i < frames; ++i) {
+        auto frame = pipeline::enqueueClientFrame(**whole, *ins[i]->imported, *references[i]->imported);
+        REQUIRE_MESSAGE(frame.has_value(), (frame ? "" : frame.error().message));
+        REQUIRE(frame->done.wait() == CL_SUCCESS);
+        INFO("frame " << i);
+        CHECK(std::memcmp(outs[i]->bytes(), references[i]->bytes(), out_size) == 0);
     }
 }
