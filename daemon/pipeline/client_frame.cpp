@@ -7,17 +7,19 @@
 namespace framecl::pipeline {
 namespace {
 
-// The buffers' releases, in order; the last one's event, if any was needed.
-Result<std::optional<cl::Event>> enqueueReleases(const memory::ImportedBuffer& in, const memory::ImportedBuffer& out,
-                                                 const cl::CommandQueue& queue)
+// `hand_off` (ImportedBuffer::enqueueAcquire or enqueueRelease) for both buffers, in
+// order; the last one's event, if any was needed.
+using HandOff = Result<std::optional<cl::Event>> (memory::ImportedBuffer::*)(const cl::CommandQueue&) const;
+Result<std::optional<cl::Event>> enqueueForBoth(HandOff hand_off, const memory::ImportedBuffer& in,
+                                                const memory::ImportedBuffer& out, const cl::CommandQueue& queue)
 {
     std::optional<cl::Event> last;
     for (const memory::ImportedBuffer* buffer : {&in, &out}) {
-        auto released = buffer->enqueueRelease(queue);
-        if (!released)
-            return tl::unexpected(released.error());
-        if (*released)
-            last = std::move(*released);
+        auto handed = (buffer->*hand_off)(queue);
+        if (!handed)
+            return tl::unexpected(handed.error());
+        if (*handed)
+            last = std::move(*handed);
     }
     return last;
 }
@@ -45,14 +47,10 @@ Result<cl::Event> enqueueClientPart(Session& session, const memory::ImportedBuff
         return fail(fmt::format("a part on lane {}, where the session has {}", lane, session.lanes()));
     const cl::CommandQueue& queue = session.laneQueue(lane);
     if (!frame.buffers_acquired) {
-        std::optional<cl::Event> prepared;
-        for (const memory::ImportedBuffer* buffer : {&in, &out}) {
-            auto acquired = buffer->enqueueAcquire(queue);
-            if (!acquired)
-                return tl::unexpected(acquired.error());
-            if (*acquired)
-                prepared = std::move(*acquired);
-        }
+        auto acquired = enqueueForBoth(&memory::ImportedBuffer::enqueueAcquire, in, out, queue);
+        if (!acquired)
+            return tl::unexpected(acquired.error());
+        std::optional<cl::Event> prepared = std::move(*acquired);
         frame.buffers_acquired = true;
         auto upload = in.enqueueUpload(queue);
         if (!upload)
@@ -70,7 +68,7 @@ Result<cl::Event> enqueueClientPart(Session& session, const memory::ImportedBuff
     auto last = out.enqueueDownload(queue);
     if (!last)
         return tl::unexpected(last.error());
-    auto released = enqueueReleases(in, out, queue);
+    auto released = enqueueForBoth(&memory::ImportedBuffer::enqueueRelease, in, out, queue);
     if (!released)
         return tl::unexpected(released.error());
     frame.done = *released ? std::move(**released) : *last ? std::move(**last) : *part;
@@ -87,7 +85,7 @@ Result<std::optional<cl::Event>> abandonClientFrame(const Session& session, cons
     const cl::CommandQueue& queue = session.laneQueue(lane);
     if (auto joined = session.joinLanes(frame.frame, lane); !joined)
         return tl::unexpected(joined.error());
-    if (auto released = enqueueReleases(in, out, queue); !released)
+    if (auto released = enqueueForBoth(&memory::ImportedBuffer::enqueueRelease, in, out, queue); !released)
         return tl::unexpected(released.error());
     cl_event marker = nullptr;
     if (const cl_int err = clEnqueueMarkerWithWaitList(queue(), 0, nullptr, &marker); err != CL_SUCCESS)

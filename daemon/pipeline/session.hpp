@@ -198,8 +198,8 @@ public:
     // recorded anew.
     uint64_t predictedFirstPartNs() const;
     // The profiled GPU time of part `part` of `frame`, once it completed (with lanes, the
-    // time it had the device to itself as far as its frame goes); 0 where its
-    // events carry no profiling.
+    // time it had the device to itself after the part before it); 0 where its events
+    // carry no profiling.
     uint64_t partNs(const EnqueuedFrame& frame, size_t part) const;
 
     // Tells the session that `frame` completed, `wall_ns` after it was enqueued: its

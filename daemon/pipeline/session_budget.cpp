@@ -4,6 +4,7 @@
 // trace slices of completed frames.
 
 #include <algorithm>
+#include <cstdint>
 #include <numeric>
 #include <optional>
 
@@ -58,12 +59,13 @@ bool eventsPerTile(const EnqueuedFrame& frame)
 // alternate between lanes and overlap (gpu::GpuContext::lane), the tail of one with the
 // start of the next; the overlap counts once, so that the times add up to the frame's
 // time on the device and each tile's is the throughput it cost. None where a dispatch
-// carries no profiling.
-std::vector<std::optional<uint64_t>> tileNs(const EnqueuedFrame& frame)
+// carries no profiling. Only the dispatches [from, to) are read, the other entries
+// left empty.
+std::vector<std::optional<uint64_t>> tileNs(const EnqueuedFrame& frame, size_t from = 0, size_t to = SIZE_MAX)
 {
     std::vector<std::optional<uint64_t>> ns(frame.events.size());
     uint64_t ended = 0;
-    for (size_t i = 0; i < frame.events.size(); ++i) {
+    for (size_t i = from; i < std::min(to, frame.events.size()); ++i) {
         const auto span = profiledSpan(frame.events[i]);
         if (!span)
             continue;
@@ -364,8 +366,10 @@ uint64_t Session::partNs(const EnqueuedFrame& frame, size_t part) const
         const auto span = partSpan(frame, part);
         return span ? span->ns() : 0;
     }
+    // From the part before it, which on two lanes it overlaps: each part's completion
+    // reads a few parts' events, not the whole frame's (up to 4096 tiles).
     const RecordedPart& range = frame.sequence->parts.at(part);
-    const auto tile_ns = tileNs(frame);
+    const auto tile_ns = tileNs(frame, part > 0 ? frame.sequence->parts[part - 1].first : range.first, range.end);
     uint64_t total = 0;
     for (uint32_t t = range.first; t < range.end && t < tile_ns.size(); ++t)
         total += tile_ns[t].value_or(0);
