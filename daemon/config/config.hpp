@@ -69,6 +69,9 @@ struct ClientClass {
     std::optional<uid_t> uid;
     std::optional<gid_t> gid;
     uint32_t weight = 1;
+    // The priority of the queue its clients' sessions run on, where the device offers
+    // per-queue priorities (cl_khr_priority_hints); none: the daemon's, gpu.priority_hint.
+    std::optional<PriorityHint> gpu_priority;
     SourceLocation where;
 };
 

@@ -54,6 +54,10 @@ void readSocketPath(const TableReader& daemon, std::string_view key, fs::path& p
     path = resolved;
 }
 
+// gpu.priority_hint and a class's gpu_priority.
+const std::initializer_list<std::pair<std::string_view, PriorityHint>> priority_levels = {
+    {"high", PriorityHint::High}, {"normal", PriorityHint::Normal}, {"low", PriorityHint::Low}};
+
 // Exactly one matcher, so that which class a client falls in never depends on the
 // order in which the matchers are tried.
 void checkOneMatcher(const TableReader& entry)
@@ -72,7 +76,7 @@ void checkOneMatcher(const TableReader& entry)
 ClientClass readClientClass(FileContext& file, const toml::table& table, std::string prefix)
 {
     const TableReader entry(file, table, std::move(prefix));
-    entry.refuseUnknownKeys({"name", "match_name", "uid", "gid", "weight"});
+    entry.refuseUnknownKeys({"name", "match_name", "uid", "gid", "weight", "gpu_priority"});
     ClientClass client_class;
     client_class.where = file.locate(table.source());
     entry.requireKey("name");
@@ -87,6 +91,9 @@ ClientClass readClientClass(FileContext& file, const toml::table& table, std::st
     if (entry.readInteger("gid", id, 0, max_id))
         client_class.gid = id;
     entry.readInteger("weight", client_class.weight, 1, 1000);
+    PriorityHint priority = PriorityHint::Normal;
+    if (entry.readChoice("gpu_priority", priority, priority_levels))
+        client_class.gpu_priority = priority;
     return client_class;
 }
 
@@ -121,10 +128,7 @@ void readGpuTable(FileContext& file, const toml::table& table, GpuConfig& gpu)
     reader.readChoice("perf_hint", gpu.perf_hint, perf_hints);
     reader.readChoice("idle_perf_hint", gpu.idle_perf_hint, perf_hints);
     reader.readInteger("idle_after_ms", gpu.idle_after_ms, 0, 3'600'000);
-    reader.readChoice("priority_hint", gpu.priority_hint,
-                      {{"high", PriorityHint::High},
-                       {"normal", PriorityHint::Normal},
-                       {"low", PriorityHint::Low}});
+    reader.readChoice("priority_hint", gpu.priority_hint, priority_levels);
     // Guide §3.3: a dispatch should stay well under a display frame; a second is the
     // most that is still a budget rather than no budget.
     reader.readNumber("kernel_budget_ms", gpu.kernel_budget_ms, 0.0, 1000.0);

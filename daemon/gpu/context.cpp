@@ -18,10 +18,44 @@ void CL_CALLBACK onContextError(const char* message, const void*, size_t, void*)
 } // namespace
 
 GpuContext::GpuContext(DeviceCandidate candidate, Capabilities caps, VendorEntryPoints vendor,
-                       HintPlan hints, cl::Context context, std::vector<cl::CommandQueue> lanes)
+                       HintPlan hints, cl::Context context, std::vector<cl::CommandQueue> lanes,
+                       std::vector<PriorityLane> priority_lanes)
     : candidate_(std::move(candidate)), caps_(std::move(caps)), vendor_(vendor),
-      hints_(std::move(hints)), context_(std::move(context)), lanes_(std::move(lanes))
+      hints_(std::move(hints)), context_(std::move(context)), lanes_(std::move(lanes)),
+      default_lanes_(uint32_t(lanes_.size()))
 {
+    for (PriorityLane& lane : priority_lanes) {
+        lanes_.push_back(std::move(lane.queue));
+        priority_levels_.push_back(lane.level);
+    }
+}
+
+std::optional<uint32_t> GpuContext::priorityLane(config::PriorityHint level) const
+{
+    for (uint32_t i = 0; i < priority_levels_.size(); ++i)
+        if (priority_levels_[i] == level)
+            return default_lanes_ + i;
+    return std::nullopt;
+}
+
+uint32_t GpuContext::laneRank(uint32_t lane) const
+{
+    if (!hints_.lane_level)
+        return 0;
+    return priorityRank(lane < default_lanes_ ? *hints_.lane_level : priority_levels_.at(lane - default_lanes_));
+}
+
+uint32_t priorityRank(config::PriorityHint level)
+{
+    switch (level) {
+    case config::PriorityHint::High:
+        return 0;
+    case config::PriorityHint::Normal:
+        return 1;
+    case config::PriorityHint::Low:
+        break;
+    }
+    return 2;
 }
 
 cl_int GpuContext::finishAll() const
@@ -64,14 +98,35 @@ Result<std::unique_ptr<GpuContext>> openGpu(const DeviceCandidate& candidate, Ca
                         hints.description);
         lanes.emplace_back(raw_queue); // owns the handle from here on
     }
+    // A lane at each other level, for the client classes that ask for one (any may be
+    // configured by a reload, so all are opened: an idle queue costs nothing).
+    std::vector<GpuContext::PriorityLane> priority_lanes;
+    std::string levels;
+    for (const config::PriorityHint level :
+         {config::PriorityHint::High, config::PriorityHint::Normal, config::PriorityHint::Low}) {
+        if (!hints.lane_level || level == *hints.lane_level)
+            continue;
+        std::vector<cl_queue_properties> properties = priorityLaneProperties(hints, level);
+        properties.push_back(0);
+        cl_command_queue raw_queue =
+            vendor.clCreateCommandQueueWithProperties(context(), candidate.device, properties.data(), &err);
+        if (err != CL_SUCCESS)
+            return fail(clFailure("clCreateCommandQueueWithProperties", err, object) + " at priority " +
+                        levelName(level));
+        priority_lanes.push_back({level, cl::CommandQueue(raw_queue)});
+        levels += std::string(levels.empty() ? "" : ", ") + levelName(level);
+    }
 
     auto logger = log::get("gpu");
     logger->info("device '{}' ({}, {}, {}, driver {})", candidate.name, candidate.platform_name,
                  deviceTypeName(caps.type), caps.opencl_version, caps.driver_version);
     logger->info("hints: {}", hints.description);
+    if (hints.lane_level)
+        logger->info("lanes: {} at {}, one for client classes at each of {}", lanes.size(),
+                     levelName(*hints.lane_level), levels);
 
     return std::make_unique<GpuContext>(candidate, std::move(caps), vendor, std::move(hints),
-                                        std::move(context), std::move(lanes));
+                                        std::move(context), std::move(lanes), std::move(priority_lanes));
 }
 
 Result<std::unique_ptr<GpuContext>> openGpu(const config::GpuConfig& config,

@@ -18,8 +18,13 @@ namespace framecl::gpu {
 
 class GpuContext {
 public:
+    // A lane at a priority of its own, for a client class (config::ClientClass::gpu_priority).
+    struct PriorityLane {
+        config::PriorityHint level;
+        cl::CommandQueue queue;
+    };
     GpuContext(DeviceCandidate candidate, Capabilities caps, VendorEntryPoints vendor, HintPlan hints,
-               cl::Context context, std::vector<cl::CommandQueue> lanes);
+               cl::Context context, std::vector<cl::CommandQueue> lanes, std::vector<PriorityLane> priority_lanes);
 
     const DeviceCandidate& candidate() const { return candidate_; }
     cl_device_id device() const { return candidate_.device; }
@@ -37,8 +42,21 @@ public:
     // a tile ends (docs/architecture.md, "Lanes"). The runtime decides whether two lanes
     // run at once; NVIDIA's does, and the H100 measured a divergent mean shift in 7 tiles
     // as fast as one dispatch on two lanes, 17% slower on one (docs/benchmarks.md).
+    // Lanes 0 to defaultLanes() - 1 are the daemon's, at its own priority; the lanes
+    // after them each have a priority of their own (priorityLane).
     const cl::CommandQueue& lane(uint32_t index) const { return lanes_.at(index); }
     uint32_t lanes() const { return uint32_t(lanes_.size()); }
+    uint32_t defaultLanes() const { return default_lanes_; }
+    // Where the device takes a priority per queue (cl_khr_priority_hints), a lane at
+    // each level other than the daemon's lanes': the one at `level`. None where `level`
+    // is the daemon's lanes' or the device has one level only. On a device that runs a
+    // higher-priority queue's commands first, a client class on such a lane does not
+    // wait behind the work queued on the daemon's lanes (docs/architecture.md,
+    // "Priority lanes").
+    std::optional<uint32_t> priorityLane(config::PriorityHint level) const;
+    // The priority rank of `lane`'s work: 0 runs first. Lanes of one level share a rank;
+    // on a device with one level every lane has rank 0.
+    uint32_t laneRank(uint32_t lane) const;
     // clFinish on every lane: CL_SUCCESS, or the first error.
     cl_int finishAll() const;
 
@@ -48,8 +66,13 @@ private:
     VendorEntryPoints vendor_;
     HintPlan hints_;
     cl::Context context_;
-    std::vector<cl::CommandQueue> lanes_; // at least one
+    std::vector<cl::CommandQueue> lanes_; // at least one: the daemon's, then the priority lanes
+    uint32_t default_lanes_;
+    std::vector<config::PriorityHint> priority_levels_; // of lanes_[default_lanes_] onwards
 };
+
+// The rank of work at `level` among levels: high 0, normal 1, low 2.
+uint32_t priorityRank(config::PriorityHint level);
 
 
 // Enumerates the devices, picks one by `config.device`, reads its capabilities and

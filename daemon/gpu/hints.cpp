@@ -41,6 +41,11 @@ const char* levelName(config::PerfHint hint)
     return nameOf(hint);
 }
 
+const char* levelName(config::PriorityHint hint)
+{
+    return nameOf(hint);
+}
+
 namespace {
 
 cl_context_properties qcomPriorityHint(config::PriorityHint hint)
@@ -83,10 +88,13 @@ HintPlan chooseHints(const Capabilities& caps, const config::GpuConfig& config)
         plan.context_properties.push_back(CL_CONTEXT_PRIORITY_HINT_QCOM);
         plan.context_properties.push_back(qcomPriorityHint(config.priority_hint));
         priority = std::string("CL_CONTEXT_PRIORITY_HINT_QCOM=") + nameOf(config.priority_hint);
+        if (caps.khr_priority_hints)
+            plan.lane_level = config::PriorityHint::Normal; // no queue property: the khr default
     } else if (caps.khr_priority_hints) {
         plan.queue_properties.push_back(CL_QUEUE_PRIORITY_KHR);
         plan.queue_properties.push_back(khrQueuePriority(config.priority_hint));
         priority = std::string("CL_QUEUE_PRIORITY_KHR=") + nameOf(config.priority_hint);
+        plan.lane_level = config.priority_hint;
     } else {
         priority = "none (device offers neither cl_qcom_priority_hint nor cl_khr_priority_hints)";
     }
@@ -100,6 +108,16 @@ HintPlan chooseHints(const Capabilities& caps, const config::GpuConfig& config)
 
     plan.description = "priority: " + priority + "; perf: " + perf;
     return plan;
+}
+
+std::vector<cl_queue_properties> priorityLaneProperties(const HintPlan& plan, config::PriorityHint level)
+{
+    std::vector<cl_queue_properties> properties;
+    for (size_t i = 0; i + 1 < plan.queue_properties.size(); i += 2)
+        if (plan.queue_properties[i] != CL_QUEUE_PRIORITY_KHR)
+            properties.insert(properties.end(), {plan.queue_properties[i], plan.queue_properties[i + 1]});
+    properties.insert(properties.end(), {CL_QUEUE_PRIORITY_KHR, khrQueuePriority(level)});
+    return properties;
 }
 
 } // namespace framecl::gpu

@@ -96,10 +96,12 @@ RecordingMode chooseRecordingMode(const Capabilities& caps, config::RecordingMod
     return choose(caps, nullptr, wanted, why);
 }
 
-Result<std::unique_ptr<Replay>> makeReplay(RecordingMode mode, const GpuContext& gpu,
+Result<std::unique_ptr<Replay>> makeReplay(RecordingMode mode, const GpuContext& gpu, uint32_t home_lane,
                                            std::vector<ReplayDispatch> dispatches,
                                            const std::vector<ArgUpdate>& initial)
 {
+    if (home_lane >= gpu.lanes())
+        return fail(fmt::format("makeReplay: lane {} of {}", home_lane, gpu.lanes()));
     // A null entry would crash at the first frame; refuse while the session opens.
     if (!exported(mode, gpu.vendor()))
         return fail(fmt::format("recording mode {}: the vendor table of device '{}' lacks its entry points",
@@ -109,9 +111,9 @@ Result<std::unique_ptr<Replay>> makeReplay(RecordingMode mode, const GpuContext&
 
     switch (mode) {
     case RecordingMode::Qcom:
-        return replay_detail::makeRecordingReplay(gpu, std::move(dispatches), initial);
+        return replay_detail::makeRecordingReplay(gpu, home_lane, std::move(dispatches), initial);
     case RecordingMode::Khr:
-        return replay_detail::makeCommandBufferReplay(gpu, std::move(dispatches), initial);
+        return replay_detail::makeCommandBufferReplay(gpu, home_lane, std::move(dispatches), initial);
     case RecordingMode::Off:
         break;
     }
@@ -138,10 +140,11 @@ Result<void> checkUpdates(const char* call, const std::vector<ReplayDispatch>& d
     return {};
 }
 
-Result<void> checkRecordingLane(const char* call, uint32_t lane)
+Result<void> checkRecordingLane(const char* call, uint32_t lane, uint32_t home_lane)
 {
-    if (lane != 0)
-        return fail(fmt::format("{}: a recording replays on lane 0, where it was made, not lane {}", call, lane));
+    if (lane != home_lane)
+        return fail(fmt::format("{}: a recording replays on lane {}, for which it was made, not lane {}", call,
+                                home_lane, lane));
     return {};
 }
 

@@ -75,8 +75,8 @@ public:
     virtual RecordingMode mode() const = 0;
 
     // Runs every dispatch once, with `updates` applied, on the GPU's lane `lane`
-    // (GpuContext::lane): off takes any lane; a recording is bound to lane 0 when made
-    // and refuses another. Returns at once with the events to wait on and profile: one
+    // (GpuContext::lane): off takes any lane; a recording is bound to the lane it was
+    // made for and refuses another. Returns at once with the events to wait on and profile: one
     // per dispatch (off), or one for the whole recording (qcom, khr), in which case
     // per-dispatch times are not measured.
     virtual Result<std::vector<cl::Event>> enqueue(const std::vector<ArgUpdate>& updates, uint32_t lane) = 0;
@@ -88,7 +88,8 @@ public:
     virtual void forget(const std::vector<ArgUpdate>&) {}
 };
 
-// Records `dispatches` for `mode` on `gpu` (its lane 0 is the live in-order queue).
+// Records `dispatches` for `mode` on `gpu`, to be replayed on its lane `home_lane` (the
+// live in-order queue; off replays on any).
 // `initial` sets every frame-dependent argument once, since a recording captures all
 // arguments at record time. Fails with the OpenCL call and code if the device refuses,
 // and without calling anything if `gpu.vendor()` lacks the mode's entry points or an
@@ -100,7 +101,7 @@ public:
 // finish). Several dispatches may share a kernel (the tiles of one dispatch). Each
 // frame's updates should name the same arguments as `initial`; the modes do not agree
 // on what an argument left out holds.
-Result<std::unique_ptr<Replay>> makeReplay(RecordingMode mode, const GpuContext& gpu,
+Result<std::unique_ptr<Replay>> makeReplay(RecordingMode mode, const GpuContext& gpu, uint32_t home_lane,
                                            std::vector<ReplayDispatch> dispatches,
                                            const std::vector<ArgUpdate>& initial);
 

@@ -94,8 +94,8 @@ Result<void> record(const VendorEntryPoints& vendor, cl_command_queue queue,
 // on, and whether a buffer may be enqueued again while an earlier enqueue is pending.
 class CommandBufferReplay : public Replay {
 public:
-    CommandBufferReplay(const GpuContext& gpu, std::vector<ReplayDispatch> dispatches)
-        : vendor_(gpu.vendor()), queue_(gpu.queue()), dispatches_(std::move(dispatches)),
+    CommandBufferReplay(const GpuContext& gpu, uint32_t home_lane, std::vector<ReplayDispatch> dispatches)
+        : vendor_(gpu.vendor()), home_lane_(home_lane), queue_(gpu.lane(home_lane)), dispatches_(std::move(dispatches)),
           simultaneous_(deviceBits(gpu.device(), CL_DEVICE_COMMAND_BUFFER_CAPABILITIES_KHR) &
                         CL_COMMAND_BUFFER_CAPABILITY_SIMULTANEOUS_USE_KHR)
     {
@@ -135,7 +135,8 @@ protected:
     }
 
     VendorEntryPoints vendor_;
-    cl::CommandQueue queue_;
+    uint32_t home_lane_;
+    cl::CommandQueue queue_; // the home lane's: a buffer is enqueued on the queue it was recorded for
     std::vector<ReplayDispatch> dispatches_;
 
 private:
@@ -148,7 +149,7 @@ public:
 
     Result<std::vector<cl::Event>> enqueue(const std::vector<ArgUpdate>& updates, uint32_t lane) override
     {
-        if (auto bound = checkRecordingLane("Replay::enqueue", lane); !bound)
+        if (auto bound = checkRecordingLane("Replay::enqueue", lane, home_lane_); !bound)
             return tl::unexpected(bound.error());
         if (auto checked = checkUpdates("Replay::enqueue", dispatches_, updates); !checked)
             return tl::unexpected(checked.error());
@@ -253,7 +254,7 @@ public:
 
     Result<std::vector<cl::Event>> enqueue(const std::vector<ArgUpdate>& updates, uint32_t lane) override
     {
-        if (auto bound = checkRecordingLane("Replay::enqueue", lane); !bound)
+        if (auto bound = checkRecordingLane("Replay::enqueue", lane, home_lane_); !bound)
             return tl::unexpected(bound.error());
         if (auto checked = checkUpdates("Replay::enqueue", dispatches_, updates); !checked)
             return tl::unexpected(checked.error());
@@ -310,13 +311,14 @@ bool argumentsMutable(const GpuContext& gpu)
 
 } // namespace
 
-Result<std::unique_ptr<Replay>> makeCommandBufferReplay(const GpuContext& gpu, std::vector<ReplayDispatch> dispatches,
+Result<std::unique_ptr<Replay>> makeCommandBufferReplay(const GpuContext& gpu, uint32_t home_lane,
+                                                        std::vector<ReplayDispatch> dispatches,
                                                         const std::vector<ArgUpdate>& initial)
 {
     if (argumentsMutable(gpu)) {
         if (auto set = setArguments(dispatches, initial); !set)
             return tl::unexpected(set.error());
-        auto replay = std::make_unique<MutableCommandBuffer>(gpu, std::move(dispatches));
+        auto replay = std::make_unique<MutableCommandBuffer>(gpu, home_lane, std::move(dispatches));
         if (auto recorded = replay->recordOnce(); !recorded)
             return tl::unexpected(recorded.error());
         return replay;
@@ -324,7 +326,7 @@ Result<std::unique_ptr<Replay>> makeCommandBufferReplay(const GpuContext& gpu, s
 
     // Record the initial arguments' buffer now, so that a device refusing command
     // buffers fails while the session opens, not at its first frame.
-    auto replay = std::make_unique<CachedCommandBuffers>(gpu, std::move(dispatches));
+    auto replay = std::make_unique<CachedCommandBuffers>(gpu, home_lane, std::move(dispatches));
     if (auto recorded = replay->find(initial); !recorded)
         return tl::unexpected(recorded.error());
     return replay;

@@ -25,8 +25,9 @@ Result<void> setArguments(const std::vector<ReplayDispatch>& dispatches, const s
 Result<void> checkUpdates(const char* call, const std::vector<ReplayDispatch>& dispatches,
                           const std::vector<ArgUpdate>& updates);
 
-// Fails unless `lane` is 0, where a recording was made: what `call` enqueues is bound there.
-Result<void> checkRecordingLane(const char* call, uint32_t lane);
+// Fails unless `lane` is `home_lane`, for which a recording was made: what `call`
+// enqueues is bound there.
+Result<void> checkRecordingLane(const char* call, uint32_t lane, uint32_t home_lane);
 
 // The local size to pass to an enqueue: nullptr for {0, 0}, where the runtime chooses.
 inline const size_t* localSize(const ReplayDispatch& dispatch)
@@ -36,10 +37,11 @@ inline const size_t* localSize(const ReplayDispatch& dispatch)
 
 Result<std::unique_ptr<Replay>> makeListReplay(const GpuContext& gpu, std::vector<ReplayDispatch> dispatches,
                                                const std::vector<ArgUpdate>& initial);
-Result<std::unique_ptr<Replay>> makeCommandBufferReplay(const GpuContext& gpu,
+Result<std::unique_ptr<Replay>> makeCommandBufferReplay(const GpuContext& gpu, uint32_t home_lane,
                                                         std::vector<ReplayDispatch> dispatches,
                                                         const std::vector<ArgUpdate>& initial);
-Result<std::unique_ptr<Replay>> makeRecordingReplay(const GpuContext& gpu, std::vector<ReplayDispatch> dispatches,
+Result<std::unique_ptr<Replay>> makeRecordingReplay(const GpuContext& gpu, uint32_t home_lane,
+                                                    std::vector<ReplayDispatch> dispatches,
                                                     const std::vector<ArgUpdate>& initial);
 
 } // namespace framecl::gpu::replay_detail

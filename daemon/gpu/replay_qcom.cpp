@@ -24,9 +24,9 @@ using Recording = std::unique_ptr<std::remove_pointer_t<cl_recording_qcom>, Rele
 
 class RecordingReplay final : public Replay {
 public:
-    RecordingReplay(const GpuContext& gpu, std::vector<ReplayDispatch> dispatches, cl::CommandQueue recordable,
-                    Recording recording)
-        : enqueue_recording_(gpu.vendor().clEnqueueRecordingQCOM), live_(gpu.queue()),
+    RecordingReplay(const GpuContext& gpu, uint32_t home_lane, std::vector<ReplayDispatch> dispatches,
+                    cl::CommandQueue recordable, Recording recording)
+        : enqueue_recording_(gpu.vendor().clEnqueueRecordingQCOM), home_lane_(home_lane), live_(gpu.lane(home_lane)),
           dispatches_(std::move(dispatches)), recordable_(std::move(recordable)), recording_(std::move(recording))
     {
     }
@@ -35,7 +35,7 @@ public:
 
     Result<std::vector<cl::Event>> enqueue(const std::vector<ArgUpdate>& updates, uint32_t lane) override
     {
-        if (auto bound = checkRecordingLane("Replay::enqueue", lane); !bound)
+        if (auto bound = checkRecordingLane("Replay::enqueue", lane, home_lane_); !bound)
             return tl::unexpected(bound.error());
         if (auto checked = checkUpdates("Replay::enqueue", dispatches_, updates); !checked)
             return tl::unexpected(checked.error());
@@ -55,7 +55,8 @@ public:
 
 private:
     clEnqueueRecordingQCOM_fn enqueue_recording_;
-    cl::CommandQueue live_;
+    uint32_t home_lane_;
+    cl::CommandQueue live_; // the home lane
     std::vector<ReplayDispatch> dispatches_;
     // Released in reverse order of declaration: the recording before its queue.
     cl::CommandQueue recordable_;
@@ -65,7 +66,8 @@ private:
 
 } // namespace
 
-Result<std::unique_ptr<Replay>> makeRecordingReplay(const GpuContext& gpu, std::vector<ReplayDispatch> dispatches,
+Result<std::unique_ptr<Replay>> makeRecordingReplay(const GpuContext& gpu, uint32_t home_lane,
+                                                    std::vector<ReplayDispatch> dispatches,
                                                     const std::vector<ArgUpdate>& initial)
 {
     const VendorEntryPoints& vendor = gpu.vendor();
@@ -105,7 +107,7 @@ Result<std::unique_ptr<Replay>> makeRecordingReplay(const GpuContext& gpu, std::
     if (err != CL_SUCCESS)
         return fail(clFailure("clEndRecordingQCOM", err, object));
 
-    return std::make_unique<RecordingReplay>(gpu, std::move(dispatches), std::move(recordable),
+    return std::make_unique<RecordingReplay>(gpu, home_lane, std::move(dispatches), std::move(recordable),
                                              std::move(recording));
 }
 

@@ -108,6 +108,7 @@ void Server::onOpenSession(ClientState& client, const wire::OpenSession& request
     options.onchip_intermediates = config_.gpu.onchip_intermediates;
     options.max_frame_pixels = config_.limits.max_frame_pixels;
     options.kernel_budget_ns = uint64_t(config_.gpu.kernel_budget_ms * 1e6);
+    options.priority_lane = client.priority_lane;
     const uint64_t held = client.buffer_bytes + client.session_bytes;
     if (held >= config_.limits.max_bytes_per_client) {
         sendError(client.identity, request_id,
@@ -302,7 +303,7 @@ std::string Server::statsJson() const
                                 {"budget_overruns", overruns},
                                 {"stages", stages}});
         }
-        const std::deque<PendingFrame>* waiting = fair_queue_.waiting(client.id);
+        const std::deque<PendingFrame>* waiting = fairQueueOf(client.id).waiting(client.id);
         json entry = {{"name", client.name},
                       {"id", client.id},
                       {"class", client.client_class.empty() ? json(nullptr) : json(client.client_class)},

@@ -53,6 +53,9 @@ struct ClientState {
     std::string name;
     std::string client_class; // the [[client_class]] it matched; empty: none
     uint32_t weight = 1;
+    // The GPU lane at its class's gpu_priority (gpu::GpuContext::priorityLane), which the
+    // sessions it opens run on; none: the daemon's lanes.
+    std::optional<uint32_t> priority_lane;
     std::optional<ucred> peer;  // once the buffer socket is bound
     UniqueFd buffer_connection; // its lifetime is the client's
     std::map<uint32_t, std::shared_ptr<memory::ImportedBuffer>> buffers;

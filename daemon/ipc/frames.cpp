@@ -159,7 +159,7 @@ void Server::applyBackpressure(ClientState& client, SessionState& state, const H
     case wire::Backpressure::DropOldest:
         break;
     }
-    std::deque<PendingFrame>* waiting = fair_queue_.waiting(client.id);
+    std::deque<PendingFrame>* waiting = fairQueueOf(client.id).waiting(client.id);
     auto oldest = waiting ? std::find_if(waiting->begin(), waiting->end(),
                                          [&](const PendingFrame& f) { return f.session_id == submit.session && !f.started; })
                           : std::deque<PendingFrame>::iterator{};
@@ -179,7 +179,7 @@ void Server::queueFrame(ClientState& client, SessionState& state, PendingFrame f
 {
     ++client.in_flight;
     ++state.in_flight;
-    fair_queue_.push(client.id, std::move(frame));
+    fairQueueOf(client.id).push(client.id, std::move(frame));
 }
 
 void Server::admitHeld(ClientState& client)
@@ -202,29 +202,40 @@ void Server::schedule()
     const uint64_t now = monotonicNs();
     expireWaitingFrames(now);
     feed_at_ns_ = 0;
-    for (;;) {
+    for (bool fed_one = true; fed_one;) {
         // Whatever freed a slot — a frame done, dropped, expired, or failed to start —
         // the client's held Submits take it first, in the order they came.
         for (auto& [token, client] : clients_)
             admitHeld(client);
-        const uint64_t ahead = workAheadNs(now);
-        if (ahead >= feedLeadNs()) {
-            // Fed enough: look again when the work ahead will have shrunk under the lead
-            // (or when a part is seen to end, whichever comes first).
-            if (fair_queue_.waitingCount() > 0)
+        // The ranks in order: a rank's client goes while the work that runs before its
+        // own (on its lanes and those of higher priority) is predicted to end within the
+        // lead.
+        fed_one = false;
+        for (uint32_t rank = 0; rank < fair_queues_.size() && !fed_one; ++rank) {
+            scheduler::FairQueue<PendingFrame>& fair_queue = fair_queues_[rank];
+            if (fair_queue.waitingCount() == 0)
+                continue;
+            const uint64_t ahead = workAheadNs(now, rank);
+            if (ahead >= feedLeadNs()) {
+                // Fed enough, for the ranks after it too: look again when the work ahead
+                // will have shrunk under the lead (or when a part is seen to end,
+                // whichever comes first).
                 feed_at_ns_ = now + (ahead - feedLeadNs()) + 1;
-            break;
+                break;
+            }
+            // Behind running work, only a part short enough to queue there (the others
+            // go when the GPU is seen to be done).
+            const bool busy = std::any_of(on_gpu_.begin(), on_gpu_.end(),
+                                          [&](const QueuedPart& part) { return gpu_.laneRank(part.lane) <= rank; });
+            const std::optional<uint64_t> next = fair_queue.choose([&](uint64_t client) {
+                const uint64_t predicted = busy ? nextPartNs(client) : 0;
+                return !busy || (predicted > 0 && predicted <= prefetch_limit_ns);
+            });
+            if (next) {
+                enqueueNextPart(*next);
+                fed_one = true;
+            }
         }
-        // Behind running work, only a part short enough to queue there (the others go
-        // when the GPU is seen to be done).
-        const bool busy = !on_gpu_.empty();
-        const std::optional<uint64_t> next = fair_queue_.choose([&](uint64_t client) {
-            const uint64_t predicted = busy ? nextPartNs(client) : 0;
-            return !busy || (predicted > 0 && predicted <= prefetch_limit_ns);
-        });
-        if (!next)
-            break;
-        enqueueNextPart(*next);
     }
     armSchedulerTimer();
 }
@@ -235,7 +246,7 @@ uint64_t Server::feedLeadNs() const
     return budget_ns > 0 ? std::min(feed_lead_ns, uint64_t(budget_ns / 4)) : feed_lead_ns;
 }
 
-uint64_t Server::workAheadNs(uint64_t now_ns) const
+uint64_t Server::workAheadNs(uint64_t now_ns, uint32_t rank) const
 {
     // Each part starts when the one before it ends (the queue is in order) or when it
     // was enqueued, whichever is later, the first no earlier than the last part seen
@@ -244,7 +255,8 @@ uint64_t Server::workAheadNs(uint64_t now_ns) const
     // until it is seen to end.
     uint64_t end = last_part_end_ns_;
     for (const QueuedPart& part : on_gpu_)
-        end = std::max(std::max(end, part.enqueued_ns) + (part.predicted_ns ? part.predicted_ns : feedLeadNs()),
+        if (gpu_.laneRank(part.lane) <= rank)
+            end = std::max(std::max(end, part.enqueued_ns) + (part.predicted_ns ? part.predicted_ns : feedLeadNs()),
                        now_ns);
     return end > now_ns ? end - now_ns : 0;
 }
@@ -255,15 +267,15 @@ uint32_t Server::laneFor(const pipeline::Session& session, uint64_t now_ns) cons
     // queue's (a part without a prediction counts as the lead): a heavy client's tiles
     // then alternate, each next one starting in the tail of the one before
     // (gpu::GpuContext::lane), and a light client's part waits for the work of one lane.
-    if (session.lanes() == 1)
-        return 0;
-    std::vector<uint64_t> end(session.lanes(), 0);
+    const std::vector<uint32_t>& lanes = session.lanes();
+    if (lanes.size() == 1)
+        return lanes.front();
+    std::vector<uint64_t> end(gpu_.lanes(), 0);
     for (const QueuedPart& part : on_gpu_)
-        if (part.lane < end.size())
-            end[part.lane] = std::max(end[part.lane], part.enqueued_ns) +
-                             (part.predicted_ns ? part.predicted_ns : feedLeadNs());
-    uint32_t chosen = 0;
-    for (uint32_t lane = 1; lane < end.size(); ++lane)
+        end[part.lane] = std::max(end[part.lane], part.enqueued_ns) +
+                         (part.predicted_ns ? part.predicted_ns : feedLeadNs());
+    uint32_t chosen = lanes.front();
+    for (const uint32_t lane : lanes)
         if (std::max(end[lane], now_ns) < std::max(end[chosen], now_ns))
             chosen = lane;
     return chosen;
@@ -271,7 +283,7 @@ uint32_t Server::laneFor(const pipeline::Session& session, uint64_t now_ns) cons
 
 uint64_t Server::nextPartNs(uint64_t client_id)
 {
-    const PendingFrame& front = fair_queue_.front(client_id);
+    const PendingFrame& front = fairQueueOf(client_id).front(client_id);
     if (!front.started)
         return front.session->predictedFirstPartNs();
     const InFlightFrame& frame = in_flight_.at(front.serial);
@@ -280,14 +292,15 @@ uint64_t Server::nextPartNs(uint64_t client_id)
 
 void Server::enqueueNextPart(uint64_t client_id)
 {
-    PendingFrame& front = fair_queue_.front(client_id);
+    scheduler::FairQueue<PendingFrame>& fair_queue = fairQueueOf(client_id);
+    PendingFrame& front = fair_queue.front(client_id);
     if (!front.started) {
         pipeline::ClientFrame begun;
         if (auto frame = pipeline::beginClientFrame(*front.session, *front.input, *front.output); frame)
             begun = std::move(*frame);
         else {
             const PendingFrame failed = std::move(front);
-            fair_queue_.pop(client_id);
+            fair_queue.pop(client_id);
             endWaitingFrame(failed, wire::FrameStatus::Failed, frame.error().message);
             return;
         }
@@ -306,14 +319,14 @@ void Server::enqueueNextPart(uint64_t client_id)
     auto event = pipeline::enqueueClientPart(*pending.session, *pending.input, *pending.output, frame.frame, lane);
     const bool last = frame.frame.frame.allEnqueued();
     if (!event || last)
-        fair_queue_.pop(client_id); // `front` and `pending` go with it; `frame` stays
+        fair_queue.pop(client_id); // `front` and `pending` go with it; `frame` stays
     if (!event) {
         abandonFrame(frame, event.error().message);
         return;
     }
     if (last)
         frame.last_part_ns = enqueued_ns;
-    fair_queue_.charge(client_id, int64_t(predicted));
+    fair_queue.charge(client_id, int64_t(predicted));
     watchPart(frame.pending.serial, part, lane, *event, predicted, enqueued_ns, last);
 }
 
@@ -354,7 +367,7 @@ void Server::abandonFrame(InFlightFrame& frame, const std::string& error)
 void Server::expireWaitingFrames(uint64_t now_ns)
 {
     for (auto& [token, client] : clients_) {
-        std::deque<PendingFrame>* waiting = fair_queue_.waiting(client.id);
+        std::deque<PendingFrame>* waiting = fairQueueOf(client.id).waiting(client.id);
         // A started frame is on its way: only its parts are still to go to the GPU.
         const auto past = [&](const PendingFrame& frame) {
             return !frame.started && frame.deadline_ns && frame.deadline_ns <= now_ns;
@@ -427,7 +440,7 @@ void Server::completePart(const Completion& completion)
         if (gpu_ns == 0)
             gpu_ns = last_part_end_ns_ - started_ns;
         frame.gpu_ns += gpu_ns;
-        fair_queue_.charge(frame.client_id, int64_t(gpu_ns) - int64_t(part.predicted_ns));
+        fairQueueOf(frame.client_id).charge(frame.client_id, int64_t(gpu_ns) - int64_t(part.predicted_ns));
         if (ClientState* client = clientByToken(frame.pending.token))
             client->gpu_ns += gpu_ns;
     }
@@ -551,7 +564,7 @@ void Server::armSchedulerTimer()
 {
     uint64_t earliest = UINT64_MAX;
     for (const auto& [token, client] : clients_)
-        if (const std::deque<PendingFrame>* waiting = fair_queue_.waiting(client.id))
+        if (const std::deque<PendingFrame>* waiting = fairQueueOf(client.id).waiting(client.id))
             for (const PendingFrame& frame : *waiting)
                 if (frame.deadline_ns && !frame.started)
                     earliest = std::min(earliest, frame.deadline_ns);
@@ -578,7 +591,10 @@ void Server::drain(std::chrono::milliseconds timeout)
         size_t held = 0;
         for (const auto& [token, client] : clients_)
             held += client.held.size();
-        return in_flight_.size() + fair_queue_.waitingCount() + held;
+        size_t queued = 0;
+        for (const auto& queue : fair_queues_)
+            queued += queue.waitingCount();
+        return in_flight_.size() + queued + held;
     };
     if (waiting() == 0)
         return;

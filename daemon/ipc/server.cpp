@@ -83,7 +83,8 @@ Server::Server(const config::Config& config, const gpu::GpuContext& gpu, pipelin
                service::ServiceLoop& loop, PeerAccess access)
     : config_(config), gpu_(gpu), loop_(loop), access_(std::move(access)), catalog_(std::move(catalog)),
       zmq_context_(1), router_(zmq_context_, zmq::socket_type::router),
-      preparer_(gpu), completions_(gpu.lanes()), fair_queue_(fair_queue_quantum_ns), perf_hint_(gpu, config.gpu),
+      preparer_(gpu), completions_(gpu.lanes()),
+      fair_queues_(3, scheduler::FairQueue<PendingFrame>(fair_queue_quantum_ns)), perf_hint_(gpu, config.gpu),
       started_(std::chrono::steady_clock::now())
 {
     std::string why;
@@ -501,7 +502,7 @@ void Server::dropClient(const std::string& token, bool disconnected)
                           client.in_flight ? fmt::format(" ({} frames still on the GPU)", client.in_flight) : "");
     if (client.buffer_connection.valid())
         loop_.unwatch(client.buffer_connection.get());
-    fair_queue_.removeClient(client.id); // its waiting frames, and their buffers, go now
+    fairQueueOf(client.id).removeClient(client.id); // its waiting frames, and their buffers, go now
     // A frame with parts on the GPU and parts still to go: the rest will not.
     std::vector<uint64_t> unfinished;
     for (const auto& [serial, frame] : in_flight_)
@@ -517,6 +518,7 @@ void Server::assignClass(ClientState& client)
 {
     client.client_class.clear();
     client.weight = 1;
+    client.priority_lane.reset();
     for (const config::ClientClass& candidate : config_.client_classes) {
         const bool matches = (candidate.match_name && fnmatch(candidate.match_name->c_str(), client.name.c_str(), 0) == 0) ||
                              (candidate.uid && client.peer && client.peer->uid == *candidate.uid) ||
@@ -524,10 +526,33 @@ void Server::assignClass(ClientState& client)
         if (matches) {
             client.client_class = candidate.name;
             client.weight = candidate.weight;
+            if (candidate.gpu_priority)
+                client.priority_lane = gpu_.priorityLane(*candidate.gpu_priority);
             break;
         }
     }
-    fair_queue_.addClient(client.id, client.weight);
+    // Into the fair queue of its rank, with its waiting frames, out of any other.
+    const uint32_t rank = gpu_.laneRank(client.priority_lane.value_or(0));
+    std::deque<PendingFrame> waiting;
+    for (uint32_t other = 0; other < fair_queues_.size(); ++other)
+        if (other != rank && fair_queues_[other].waiting(client.id))
+            waiting = fair_queues_[other].removeClient(client.id);
+    fair_queues_[rank].addClient(client.id, client.weight);
+    for (PendingFrame& frame : waiting)
+        fair_queues_[rank].push(client.id, std::move(frame));
+}
+
+scheduler::FairQueue<Server::PendingFrame>& Server::fairQueueOf(uint64_t client_id)
+{
+    for (auto& queue : fair_queues_)
+        if (queue.waiting(client_id))
+            return queue;
+    return fair_queues_.front(); // unknown: where addClient would have put it by default
+}
+
+const scheduler::FairQueue<Server::PendingFrame>& Server::fairQueueOf(uint64_t client_id) const
+{
+    return const_cast<Server*>(this)->fairQueueOf(client_id);
 }
 
 } // namespace framecl::ipc

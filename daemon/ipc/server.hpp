@@ -167,8 +167,9 @@ private:
     void queueFrame(ClientState& client, SessionState& state, PendingFrame frame);
     void admitHeld(ClientState& client);
     void schedule();
-    // The predicted time until the GPU runs out of the parts queued on it, from `now_ns`.
-    uint64_t workAheadNs(uint64_t now_ns) const;
+    // The predicted time until the GPU runs out of the parts queued on it that run before
+    // work of priority rank `rank` (those on lanes of that rank or before), from `now_ns`.
+    uint64_t workAheadNs(uint64_t now_ns, uint32_t rank) const;
     // How far ahead the GPU is fed: 0.5 ms, or a quarter of gpu.kernel_budget_ms if less.
     uint64_t feedLeadNs() const;
     // The predicted time of the next part of `client_id`'s front frame; 0: unknown.
@@ -190,7 +191,11 @@ private:
     void onSchedulerTimer();
     void armSchedulerTimer();
     // The [[client_class]] of a client by its name and, once known, its uid and gid.
+    // Also its lane and fair queue: those of its class's gpu_priority.
     void assignClass(ClientState& client);
+    // The fair queue that holds the client (fair_queues_).
+    scheduler::FairQueue<PendingFrame>& fairQueueOf(uint64_t client_id);
+    const scheduler::FairQueue<PendingFrame>& fairQueueOf(uint64_t client_id) const;
 
     // The buffer socket.
     void acceptBufferConnection();
@@ -258,7 +263,10 @@ private:
     uint64_t next_ticket_ = 1;
     pipeline::SessionPreparer preparer_; // after what its sessions use; its thread stops first
     CompletionQueue completions_;
-    scheduler::FairQueue<PendingFrame> fair_queue_;
+    // One per priority rank (gpu::GpuContext::laneRank), each client in the one of its
+    // lane: a rank's clients go to the GPU only while no client of a rank before it
+    // may, as the GPU runs a higher-priority queue's work first.
+    std::vector<scheduler::FairQueue<PendingFrame>> fair_queues_;
     std::map<uint64_t, InFlightFrame> in_flight_; // started, by serial
     std::deque<QueuedPart> on_gpu_;               // enqueued and not yet seen to end, in order enqueued
     uint64_t last_part_end_ns_ = 0; // when the last part seen to end ended, on CLOCK_MONOTONIC

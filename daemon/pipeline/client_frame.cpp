@@ -43,8 +43,8 @@ Result<cl::Event> enqueueClientPart(Session& session, const memory::ImportedBuff
     // frame's parts run, the output copied back, and both released last; a part on
     // another lane waits for what it reads (Session::enqueuePart), and the last
     // commands for every lane.
-    if (lane >= session.lanes())
-        return fail(fmt::format("a part on lane {}, where the session has {}", lane, session.lanes()));
+    if (!session.hasLane(lane))
+        return fail(fmt::format("a part on lane {}, which is not the session's", lane));
     const cl::CommandQueue& queue = session.laneQueue(lane);
     if (!frame.buffers_acquired) {
         auto acquired = enqueueForBoth(&memory::ImportedBuffer::enqueueAcquire, in, out, queue);
@@ -101,8 +101,9 @@ Result<ClientFrame> enqueueClientFrame(Session& session, const memory::ImportedB
     if (!frame)
         return frame;
     // The parts alternate between the session's lanes, as the daemon feeds them.
-    for (uint32_t lane = 0; !frame->frame.allEnqueued(); lane = (lane + 1) % session.lanes())
-        if (auto part = enqueueClientPart(session, in, out, *frame, lane); !part)
+    const std::vector<uint32_t>& lanes = session.lanes();
+    for (size_t next = 0; !frame->frame.allEnqueued(); next = (next + 1) % lanes.size())
+        if (auto part = enqueueClientPart(session, in, out, *frame, lanes[next]); !part)
             return tl::unexpected(part.error());
     return frame;
 }

@@ -22,7 +22,7 @@ struct ClientFrame {
 Result<ClientFrame> beginClientFrame(Session& session, const memory::ImportedBuffer& in,
                                      const memory::ImportedBuffer& out);
 
-// Enqueues the frame's next part on lane `lane` of the session (< Session::lanes())
+// Enqueues the frame's next part on GPU lane `lane`, one of Session::lanes(),
 // and returns at once, with the event that ends what it enqueued: before the first
 // part, the buffers' acquire (khr-dmabuf) and the input's upload (host-copy); after the
 // last, once the frame's work on the other lanes is done, the output's download

@@ -167,6 +167,15 @@ Result<std::unique_ptr<Session>> Session::open(const gpu::GpuContext& gpu,
             buffer.first = buffer.last = 0;
     }
 
+    if (options.priority_lane) {
+        if (*options.priority_lane >= gpu.lanes())
+            return fail(fmt::format("priority lane {} of {}", *options.priority_lane, gpu.lanes()));
+        session->lanes_ = {*options.priority_lane};
+    } else {
+        const uint32_t count = options.recording == gpu::RecordingMode::Off ? gpu.defaultLanes() : 1;
+        for (uint32_t lane = 0; lane < count; ++lane)
+            session->lanes_.push_back(lane);
+    }
     // Guide §9.1: on-chip contents live only for one enqueue of one recording, so only
     // the qcom recording may use them.
     session->recording_ = options.recording;
@@ -421,7 +430,7 @@ Result<void> Session::recordAhead()
     for (const RecordedPart& part : (*recorded)->parts) {
         auto enqueued = part.replay->enqueue(frameUpdates(in_frame, out_frame, (*recorded)->first_tile, part.first,
                                                           part.end),
-                                             0);
+                                             lanes_.front());
         if (!enqueued)
             return tl::unexpected(enqueued.error());
         events.insert(events.end(), enqueued->begin(), enqueued->end());
@@ -544,9 +553,9 @@ Result<void> enqueueBarrier(const cl::CommandQueue& queue, const std::vector<cl:
 
 } // namespace
 
-uint32_t Session::lanes() const
+bool Session::hasLane(uint32_t lane) const
 {
-    return recording_ == gpu::RecordingMode::Off ? gpu_->lanes() : 1;
+    return std::find(lanes_.begin(), lanes_.end(), lane) != lanes_.end();
 }
 
 Result<void> Session::joinLanes(const EnqueuedFrame& frame, uint32_t lane) const
@@ -556,8 +565,8 @@ Result<void> Session::joinLanes(const EnqueuedFrame& frame, uint32_t lane) const
 
 Result<cl::Event> Session::enqueuePart(EnqueuedFrame& frame, uint32_t lane)
 {
-    if (lane >= lanes())
-        return fail(fmt::format("a part on lane {}, where the session has {}", lane, lanes()));
+    if (!hasLane(lane))
+        return fail(fmt::format("a part on lane {}, which is not the session's", lane));
     const RecordedSequence& sequence = *frame.sequence;
     const RecordedPart& part = sequence.parts.at(frame.parts_enqueued);
     const auto first_dispatch = int32_t(sequence.tiles[part.first].dispatch);
@@ -572,7 +581,7 @@ Result<cl::Event> Session::enqueuePart(EnqueuedFrame& frame, uint32_t lane)
         return tl::unexpected(waited.error());
     if (kernel_budget_ns_ > 0 && !sequence.events_per_tile) {
         cl_event marker = nullptr;
-        if (cl_int err = clEnqueueMarkerWithWaitList(gpu_->queue()(), 0, nullptr, &marker); err != CL_SUCCESS)
+        if (cl_int err = clEnqueueMarkerWithWaitList(gpu_->lane(lane)(), 0, nullptr, &marker); err != CL_SUCCESS)
             return fail(gpu::clFailure("clEnqueueMarkerWithWaitList", err, "the start of a recording"));
         frame.part_starts.emplace_back(marker); // takes the reference the enqueue returned
     }
@@ -583,8 +592,8 @@ Result<cl::Event> Session::enqueuePart(EnqueuedFrame& frame, uint32_t lane)
     frame.events.insert(frame.events.end(), events->begin(), events->end());
     ++frame.parts_enqueued;
     frame.noteLaneWork(lane, frame.events.back(), first_dispatch);
-    if (lanes() > 1) {
-        last_frame_work_.resize(lanes());
+    if (lanes_.size() > 1) {
+        last_frame_work_.resize(gpu_->lanes());
         last_frame_work_[lane] = frame.events.back();
     }
     return frame.events.back();
@@ -596,7 +605,7 @@ Result<EnqueuedFrame> Session::enqueue(const FrameBuffer& in, const FrameBuffer&
     if (!frame)
         return frame;
     while (!frame->allEnqueued())
-        if (auto part = enqueuePart(*frame, 0); !part)
+        if (auto part = enqueuePart(*frame, lanes_.front()); !part)
             return tl::unexpected(part.error());
     return frame;
 }
@@ -641,7 +650,7 @@ Result<std::shared_ptr<RecordedSequence>> Session::record(const FrameBuffer& in,
     const double target = kernel_budget_ns_ > 0 ? tileTarget(kernel_budget_ns_) : 0;
     for (const PartRange& range : planParts(tile_ns, cuts, target, recordingCapacity())) {
         std::vector<gpu::ReplayDispatch> dispatches(recorded.begin() + range.first, recorded.begin() + range.end);
-        auto replay = gpu::makeReplay(recording_, *gpu_, std::move(dispatches),
+        auto replay = gpu::makeReplay(recording_, *gpu_, lanes_.front(), std::move(dispatches),
                                       frameUpdates(in, out, sequence->first_tile, range.first, range.end));
         if (!replay)
             return tl::unexpected(replay.error());

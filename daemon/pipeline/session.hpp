@@ -143,6 +143,9 @@ struct SessionOptions {
     // the session opens (tests; and to force a prediction wrong). Frames still correct it.
     // (Its "{}" lets positional initializers that stop before it pass -Wextra.)
     std::optional<double> assumed_ns_per_item{};
+    // The GPU lane at the priority of the client's class (gpu::GpuContext::priorityLane):
+    // every part runs there, and a recording is made for it. None: the daemon's lanes.
+    std::optional<uint32_t> priority_lane{};
 };
 
 class Session {
@@ -173,11 +176,14 @@ public:
     // the session opens; the first frame after the tiles were re-planned records them
     // anew.
     Result<EnqueuedFrame> begin(const FrameBuffer& in, const FrameBuffer& out);
-    // The lanes its parts may take: the GPU's without a recording, else lane 0 alone
-    // (a recording is bound to the queue it was made on).
-    uint32_t lanes() const;
+    // The GPU lanes its parts may take, the first its home, where a recording is made
+    // and enqueue() runs: its priority lane alone where it has one; else the daemon's
+    // lanes without a recording, lane 0 alone with one (a recording is bound to the
+    // queue it was made for).
+    const std::vector<uint32_t>& lanes() const { return lanes_; }
+    bool hasLane(uint32_t lane) const;
     const cl::CommandQueue& laneQueue(uint32_t lane) const { return gpu_->lane(lane); }
-    // Enqueues the frame's next part on lane `lane` (< lanes()) and returns at once,
+    // Enqueues the frame's next part on lane `lane` (one of lanes()) and returns at once,
     // with the event that ends the part. Its parts go in order, and the session's next
     // frame begins only once this one's parts are all enqueued or it was abandoned (they
     // share the kernels and intermediates). Where the part's tiles read what another
@@ -188,7 +194,7 @@ public:
     // Makes what is enqueued on `lane` after this wait for everything `frame` enqueued on
     // the other lanes: before its last commands (the output's download, the releases).
     Result<void> joinLanes(const EnqueuedFrame& frame, uint32_t lane) const;
-    // begin() and every part, on lane 0.
+    // begin() and every part, on the home lane.
     Result<EnqueuedFrame> enqueue(const FrameBuffer& in, const FrameBuffer& out);
 
     // The predicted GPU time of part `part` of `frame`; 0 while some dispatch of it has
@@ -331,9 +337,10 @@ private:
     // Kept after recording: a re-plan records them anew.
     std::vector<PlannedDispatch> dispatches_;
     gpu::RecordingMode recording_ = gpu::RecordingMode::Off;
+    std::vector<uint32_t> lanes_; // lanes(): at least one
     uint64_t kernel_budget_ns_ = 0;
     std::shared_ptr<RecordedSequence> sequence_; // none before the first frame and after a re-plan
-    // The last frame's latest work on each lane: a session with intermediates starts
+    // The last frame's latest work on each GPU lane: a session with intermediates starts
     // its next frame after it on the other lanes, since both use the intermediates.
     std::vector<std::optional<cl::Event>> last_frame_work_;
     std::vector<StageCounters> stage_counters_;  // one per stage

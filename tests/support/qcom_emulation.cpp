@@ -3,6 +3,7 @@
 #include <array>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 
 #include <CL/opencl.hpp>
@@ -37,6 +38,7 @@ struct QcomEmulation::State {
     std::mutex mutex;
     uint64_t onchip_bytes = 0;
     uint64_t recordable_queue_max_size = 0; // 0: no limit
+    bool khr_priority_hints = false;        // offerKhrPriorityHints()
     std::set<cl_command_queue> recordable;
     std::map<cl_command_queue, Recording*> open; // the recording open on each recordable queue
     std::map<const Recording*, std::unique_ptr<Recording>> recordings; // the live ones
@@ -148,8 +150,27 @@ cl_command_queue CL_API_CALL emulatedCreateCommandQueueWithProperties(cl_context
     }
     std::vector<cl_queue_properties> core;
     bool recordable = false;
+    std::optional<cl_queue_properties> priority;
     for (const cl_queue_properties* p = properties; p && p[0] != 0; p += 2) {
         cl_queue_properties value = p[1];
+        // cl_khr_priority_hints: checked and logged, then left out for the core call
+        // (PoCL takes no priority; the test sees which queue asked for which).
+        if (p[0] == CL_QUEUE_PRIORITY_KHR) {
+            const char* call = "clCreateCommandQueueWithProperties";
+            if (!state->khr_priority_hints) {
+                setError(errcode_ret, state->refuse(call, CL_INVALID_VALUE,
+                                                    "CL_QUEUE_PRIORITY_KHR on a device without cl_khr_priority_hints"));
+                return nullptr;
+            }
+            if (value != CL_QUEUE_PRIORITY_HIGH_KHR && value != CL_QUEUE_PRIORITY_MED_KHR &&
+                value != CL_QUEUE_PRIORITY_LOW_KHR) {
+                setError(errcode_ret,
+                         state->refuse(call, CL_INVALID_VALUE, fmt::format("CL_QUEUE_PRIORITY_KHR = {:#x}", value)));
+                return nullptr;
+            }
+            priority = value;
+            continue;
+        }
         if (p[0] == CL_QUEUE_PROPERTIES && (value & CL_QUEUE_RECORDABLE_QCOM)) {
             recordable = true;
             value &= ~static_cast<cl_queue_properties>(CL_QUEUE_RECORDABLE_QCOM |
@@ -169,6 +190,8 @@ cl_command_queue CL_API_CALL emulatedCreateCommandQueueWithProperties(cl_context
     } else {
         state->recordable.erase(queue);
     }
+    if (priority)
+        state->log.queue_priorities.push_back({queue, *priority});
     return queue;
 }
 
@@ -401,7 +424,7 @@ cl_int CL_API_CALL emulatedEnqueueRecording(cl_command_queue live_queue, cl_reco
             return state->refuse(call, CL_INVALID_ARG_SIZE, fmt::format("arg_size 0 (update {})", i));
     }
 
-    RecordingEnqueue logged{recording->id, {}};
+    RecordingEnqueue logged{recording->id, live_queue, {}};
     for (size_t i = 0; i < num_args; ++i) {
         const cl_array_arg_qcom& arg = args[i];
         const cl_int err = clSetKernelArg(recording->dispatches[arg.dispatch_index].kernel(), arg.arg_index,
@@ -499,11 +522,21 @@ gpu::Capabilities QcomEmulation::emulatedCapabilities(gpu::Capabilities real, ui
     real.onchip_global_memory_size = onchip_bytes;
     real.qcom_perf_hint = true;
     real.qcom_priority_hint = true;
+    if (state_->khr_priority_hints) {
+        real.khr_priority_hints = true;
+        addExtension(real, "cl_khr_priority_hints");
+    }
     addExtension(real, "cl_qcom_recordable_queues");
     addExtension(real, "cl_qcom_onchip_global_memory");
     addExtension(real, "cl_qcom_perf_hint");
     addExtension(real, "cl_qcom_priority_hint");
     return real;
+}
+
+void QcomEmulation::offerKhrPriorityHints()
+{
+    std::lock_guard lock(state_->mutex);
+    state_->khr_priority_hints = true;
 }
 
 void QcomEmulation::setRecordableQueueMaxSize(uint64_t dispatches)

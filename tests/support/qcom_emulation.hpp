@@ -1,7 +1,8 @@
 #pragma once
 // The Qualcomm entry points (guide §9.1) emulated on core OpenCL, so that the Adreno
 // paths run in CI on PoCL: recordable queues and recordings (§9.1.3), on-chip global
-// memory (§9.1.6), the perf hint (§9.1.1) and the context hints (§9.1.1, §9.1.2).
+// memory (§9.1.6), the perf hint (§9.1.1) and the context hints (§9.1.1, §9.1.2); and,
+// where a test asks, per-queue priorities (cl_khr_priority_hints) beside them.
 // The emulation checks arguments the way the guide and the ABI in
 // shared/reference/qcom-extensions.md describe, and logs every call for tests to
 // inspect.
@@ -44,6 +45,7 @@ struct EmulatedRecording {
 // A clEnqueueRecordingQCOM call that passed the checks.
 struct RecordingEnqueue {
     uint32_t recording = 0; // EmulatedRecording::id
+    cl_command_queue live_queue = nullptr;
     std::vector<EmulatedArgUpdate> updates;
 };
 
@@ -59,10 +61,17 @@ struct ArgumentError {
     std::string what;
 };
 
+// A queue created with CL_QUEUE_PRIORITY_KHR.
+struct QueuePriority {
+    cl_command_queue queue = nullptr;
+    cl_queue_properties priority = 0; // CL_QUEUE_PRIORITY_{HIGH,MED,LOW}_KHR
+};
+
 struct EmulationLog {
     // Each clCreateContext's properties as given, without the terminating 0.
     std::vector<std::vector<cl_context_properties>> context_properties;
     std::vector<cl_command_queue> recordable_queues; // created with CL_QUEUE_RECORDABLE_QCOM
+    std::vector<QueuePriority> queue_priorities;      // in order of creation
     std::vector<EmulatedRecording> recordings;
     std::vector<RecordingEnqueue> recording_enqueues;
     std::vector<OnchipBuffer> onchip_buffers; // created on-chip, in order
@@ -91,6 +100,12 @@ public:
     // opened after this call, and refuses a recorded NDRange past it (0, the default:
     // no limit, as PoCL answers nothing to the query).
     void setRecordableQueueMaxSize(uint64_t dispatches);
+
+    // Offers cl_khr_priority_hints in the capabilities opened after this call: a queue
+    // may then carry CL_QUEUE_PRIORITY_KHR, which is checked, logged and left out of
+    // the core call (PoCL runs every queue alike). Without it the property is refused,
+    // as a driver lacking the extension would.
+    void offerKhrPriorityHints();
 
     // The device `config.device` picks, opened as an Adreno with `onchip_bytes` of
     // on-chip memory: its real capabilities and driver table, emulated as above.

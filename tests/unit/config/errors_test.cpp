@@ -94,6 +94,15 @@ TEST_CASE("a GPU has one or two lanes")
     CHECK(contains(problemOnLine(errors, 2), "gpu.lanes: must be between 1 and 2, got 3"));
 }
 
+TEST_CASE("a client class's gpu_priority is one of the priority levels")
+{
+    const ConfigErrors errors = errorsOf("[[client_class]]\nname = \"preview\"\nmatch_name = \"p*\"\n"
+                                         "gpu_priority = \"urgent\"\n");
+    INFO(errors.joined());
+    CHECK(contains(problemOnLine(errors, 4),
+                   "client_class[0].gpu_priority: 'urgent' is not allowed; expected one of high, normal, low"));
+}
+
 TEST_CASE("each limit is refused below its minimum")
 {
     const ConfigErrors errors = errorsOf(R"([limits]

@@ -45,6 +45,7 @@ max_frame_pixels = 1000000
 name = "preview"
 match_name = "camera-preview*"
 weight = 4
+gpu_priority = "high"
 
 [[client_class]]
 name = "service"
@@ -120,11 +121,13 @@ TEST_CASE("a full file sets every client class with its one matcher")
     CHECK_FALSE(preview.uid.has_value());
     CHECK_FALSE(preview.gid.has_value());
     CHECK(preview.weight == 4);
+    CHECK(preview.gpu_priority == PriorityHint::High);
     CHECK(preview.where.line == 32);
     const ClientClass& service = config.client_classes[1];
     CHECK(service.uid == uid_t{1001});
     CHECK_FALSE(service.match_name.has_value());
     CHECK(service.weight == 1);
+    CHECK_FALSE(service.gpu_priority.has_value());
     const ClientClass& video = config.client_classes[2];
     CHECK(video.gid == gid_t{44});
     CHECK(video.weight == 1000);
@@ -136,7 +139,7 @@ TEST_CASE("a full file keeps each stage parameter with its type and line")
     REQUIRE(config.pipelines.size() == 1);
     const Pipeline& pipeline = config.pipelines[0];
     CHECK(pipeline.name == "edges");
-    CHECK(pipeline.where.line == 46);
+    CHECK(pipeline.where.line == 47);
     REQUIRE(pipeline.stages.size() == 2);
     CHECK(pipeline.stages[0].plugin == "color");
     REQUIRE(pipeline.stages[0].parameters.size() == 1);
@@ -146,7 +149,7 @@ TEST_CASE("a full file keeps each stage parameter with its type and line")
     const Stage& blur = pipeline.stages[1];
     CHECK(blur.plugin == "blur");
     CHECK(blur.where.file == "/etc/cam/cfg.toml");
-    CHECK(blur.where.line == 50);
+    CHECK(blur.where.line == 51);
     REQUIRE(blur.parameters.size() == 4);
     // toml++ keeps a table's keys sorted.
     CHECK(blur.parameters[0].key == "kernel");
@@ -158,7 +161,7 @@ TEST_CASE("a full file keeps each stage parameter with its type and line")
     CHECK(std::get<int64_t>(blur.parameters[2].value) == 4);
     CHECK(blur.parameters[3].key == "sigma");
     CHECK(std::get<double>(blur.parameters[3].value) == 1.5);
-    CHECK(blur.parameters[3].where.line == 50);
+    CHECK(blur.parameters[3].where.line == 51);
 }
 
 TEST_CASE("keys left out keep their defaults")

@@ -80,6 +80,18 @@ TEST_CASE("a device with only cl_khr_priority_hints gets the priority on the que
     CHECK(plan.context_properties.empty());
     CHECK(valueOf<cl_queue_properties>(plan.queue_properties, CL_QUEUE_PRIORITY_KHR) == CL_QUEUE_PRIORITY_LOW_KHR);
     CHECK(plan.description == "priority: CL_QUEUE_PRIORITY_KHR=low; perf: none");
+    CHECK(plan.lane_level == config::PriorityHint::Low);
+}
+
+TEST_CASE("a lane for a client class carries its own khr priority and the daemon's other queue properties")
+{
+    config::GpuConfig config;
+    config.priority_hint = config::PriorityHint::Low;
+    const HintPlan plan = chooseHints(khrPriorityOnly(), config);
+    const std::vector<cl_queue_properties> high = priorityLaneProperties(plan, config::PriorityHint::High);
+    CHECK(high.size() == 4);
+    CHECK(valueOf<cl_queue_properties>(high, CL_QUEUE_PRIORITY_KHR) == CL_QUEUE_PRIORITY_HIGH_KHR);
+    CHECK(valueOf<cl_queue_properties>(high, CL_QUEUE_PROPERTIES) == CL_QUEUE_PROFILING_ENABLE);
 }
 
 TEST_CASE("the khr queue priority maps high, normal and low to HIGH, MED and LOW")
@@ -100,6 +112,8 @@ TEST_CASE("the Qualcomm priority hint wins over cl_khr_priority_hints")
     const HintPlan plan = chooseHints(caps, config::GpuConfig{});
     CHECK(valueOf<cl_context_properties>(plan.context_properties, 0x40C9) != -1);
     CHECK(valueOf<cl_queue_properties>(plan.queue_properties, CL_QUEUE_PRIORITY_KHR) == -1);
+    // The daemon's lanes then sit at the khr default, which client classes rank against.
+    CHECK(plan.lane_level == config::PriorityHint::Normal);
 }
 
 TEST_CASE("a device without hint extensions gets no hints and the description says why")
@@ -107,6 +121,7 @@ TEST_CASE("a device without hint extensions gets no hints and the description sa
     const HintPlan plan = chooseHints(Capabilities{}, config::GpuConfig{});
     CHECK(plan.context_properties.empty());
     CHECK(valueOf<cl_queue_properties>(plan.queue_properties, CL_QUEUE_PRIORITY_KHR) == -1);
+    CHECK_FALSE(plan.lane_level.has_value());
     CHECK(plan.description ==
           "priority: none (device offers neither cl_qcom_priority_hint nor cl_khr_priority_hints); perf: none");
 }

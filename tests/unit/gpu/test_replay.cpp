@@ -189,7 +189,7 @@ std::vector<ArgUpdate> tiledUpdates(const std::vector<ArgUpdate>& updates, size_
 
 std::unique_ptr<Replay> replayFor(RecordingMode mode, const GpuContext& gpu, const ThreeStages& stages)
 {
-    auto replay = makeReplay(mode, gpu, stages.dispatches(), stages.frame(0, 0));
+    auto replay = makeReplay(mode, gpu, 0, stages.dispatches(), stages.frame(0, 0));
     REQUIRE_MESSAGE(replay.has_value(), (replay ? "" : replay.error().message));
     REQUIRE((*replay)->mode() == mode);
     return std::move(*replay);
@@ -349,7 +349,7 @@ TEST_CASE("dispatches cut into tiles with global offsets give the CPU reference 
     constexpr size_t kTiles = 3; // 333, 333 and 331 elements; 336, 336 and 328 for the local size of 8
     for (RecordingMode mode : {RecordingMode::Off, RecordingMode::Khr, RecordingMode::Qcom}) {
         CAPTURE(recordingModeName(mode));
-        auto replay = makeReplay(mode, *gpu, tiled(stages.dispatches(), kTiles), tiledUpdates(stages.frame(0, 0), kTiles));
+        auto replay = makeReplay(mode, *gpu, 0, tiled(stages.dispatches(), kTiles), tiledUpdates(stages.frame(0, 0), kTiles));
         REQUIRE_MESSAGE(replay.has_value(), (replay ? "" : replay.error().message));
         for (const auto& [input, output] : kFrames)
             CHECK(stages.run(**replay, tiledUpdates(stages.frame(input, output), kTiles), output) ==
@@ -515,7 +515,7 @@ TEST_CASE("makeReplay refuses an update naming a dispatch that does not exist")
     ThreeStages stages(*gpu, 1, 1);
     std::vector<ArgUpdate> initial = stages.frame(0, 0);
     initial[1].dispatch = 3;
-    auto replay = makeReplay(RecordingMode::Off, *gpu, stages.dispatches(), initial);
+    auto replay = makeReplay(RecordingMode::Off, *gpu, 0, stages.dispatches(), initial);
     REQUIRE_FALSE(replay.has_value());
     CHECK(replay.error().message == "makeReplay: an argument update names dispatch 3 of 3");
 }

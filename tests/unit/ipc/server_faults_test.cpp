@@ -5,19 +5,11 @@
 
 #include <atomic>
 #include <cstring>
-#include <pthread.h>
 #include <thread>
 
-#include "config/default_paths.hpp"
-#include "config/loader.hpp"
-#include "daemon_client.hpp"
 #include "gpu/device_selection.hpp"
-#include "gpu/program_cache.hpp"
 #include "gpu_test_support.hpp"
-#include "ipc/server.hpp"
-#include "pipeline/catalog.hpp"
-#include "service/service_loop.hpp"
-#include "temp_dir.hpp"
+#include "in_process_daemon.hpp"
 
 using namespace framecl;
 using namespace framecl::test;
@@ -50,6 +42,7 @@ struct FaultyEnqueue {
 
 std::unique_ptr<gpu::GpuContext> openPoclWithFaults(const config::GpuConfig& config)
 {
+    REQUIRE(config.recording == config::RecordingMode::Auto); // khr on PoCL: frames go through clEnqueueCommandBufferKHR
     const auto candidates = gpu::enumerateDevices();
     const auto chosen = gpu::chooseDevice(candidates, pocl_device);
     REQUIRE(chosen.has_value());
@@ -69,76 +62,11 @@ struct OpenedAtExit {
     ~OpenedAtExit() { gate.setStatus(CL_COMPLETE); }
 };
 
-// A Server on the config `toml` (after [daemon] with the paths in a temp dir), its
-// loop running on a thread of its own until the fixture goes.
-class InProcessDaemon {
-public:
-    explicit InProcessDaemon(const std::string& toml) : loop_(notifier_) // before PoCL starts its threads
-    {
-        const auto file = dir_.write("framecld.toml", "[daemon]\n"
-                                                      "socket = \"" + socket().string() + "\"\n"
-                                                      "buffer_socket = \"" + (dir_ / "buffers.sock").string() + "\"\n"
-                                                      "cache_dir = \"" + (dir_ / "cache").string() + "\"\n"
-                                                      "pipeline_dirs = []\n" + toml);
-        auto config = config::loadConfigFile(file, config::defaultPaths());
-        REQUIRE_MESSAGE(config.has_value(), (config ? "" : config.error().joined()));
-        config_ = std::move(*config);
-        REQUIRE(config_.gpu.recording == config::RecordingMode::Auto); // khr on PoCL: frames go through clEnqueueCommandBufferKHR
-        gpu_ = openPoclWithFaults(config_.gpu);
-        programs_ = std::make_unique<gpu::ProgramCache>(config_.daemon.cache_dir);
-        auto set = pipeline::loadPipelineSet(config_, gpu_.get(), programs_.get());
-        REQUIRE(set.problems.empty());
-        auto server = ipc::Server::start(config_, *gpu_, std::move(set.catalog), loop_);
-        REQUIRE_MESSAGE(server.has_value(), (server ? "" : server.error().message));
-        server_ = std::move(*server);
-        serving_ = std::thread([this] { loop_.run([] { return std::string("reloaded"); }); });
-    }
-
-    ~InProcessDaemon()
-    {
-        pthread_kill(serving_.native_handle(), SIGTERM); // the loop reads it from its signalfd
-        serving_.join();
-    }
-
-    std::filesystem::path socket() const { return dir_ / "framecl.sock"; }
-    const gpu::GpuContext& gpu() const { return *gpu_; }
-
-private:
-    TempDir dir_;
-    service::SystemdNotifier notifier_;
-    service::ServiceLoop loop_;
-    config::Config config_;
-    std::unique_ptr<gpu::GpuContext> gpu_;
-    std::unique_ptr<gpu::ProgramCache> programs_;
-    std::unique_ptr<ipc::Server> server_;
-    std::thread serving_;
-};
-
-// A libframecl client of `daemon`, named `name`.
-Client connectAs(const InProcessDaemon& daemon, const char* name)
-{
-    const std::string socket = daemon.socket().string();
-    framecl_connect_options options{socket.c_str(), name, 5000};
-    Client client;
-    REQUIRE_MESSAGE(framecl_connect(&options, &client.handle) == 0, framecl_last_error(nullptr));
-    return client;
-}
-
-// A session of `copy` on ABGR8888 frames of `width` x `height`; its output layout in `out`.
-uint32_t openCopy(framecl_client* client, uint32_t width, uint32_t height, framecl_frame_layout* out)
-{
-    uint32_t session = 0;
-    REQUIRE_MESSAGE(framecl_open_session(client, "copy", DRM_FORMAT_ABGR8888, width, height, nullptr, 0, &session,
-                                         out) == 0,
-                    std::string(framecl_last_error(client)));
-    return session;
-}
-
 } // namespace
 
 TEST_CASE("a frame that fails as it starts ends failed, and the Submits held behind it still follow in order")
 {
-    InProcessDaemon daemon("[limits]\nmax_inflight_per_client = 2\n");
+    InProcessDaemon daemon("[limits]\nmax_inflight_per_client = 2\n", openPoclWithFaults);
     Client client = connectAs(daemon, "faults");
     constexpr uint32_t width = 64, height = 48;
     framecl_frame_layout out_layout{};
@@ -215,7 +143,7 @@ TEST_CASE("frames go on the GPU behind a running one while the work ahead is pre
     };
     for (const Case& test : {Case{"8.0", true}, Case{"0.001", false}}) {
         CAPTURE(test.budget);
-        InProcessDaemon daemon("[gpu]\nkernel_budget_ms = " + test.budget + "\n");
+        InProcessDaemon daemon("[gpu]\nkernel_budget_ms = " + test.budget + "\n", openPoclWithFaults);
         Client client = connectAs(daemon, "pipelined");
         constexpr uint32_t width = 64, height = 48;
         framecl_frame_layout out_layout{};

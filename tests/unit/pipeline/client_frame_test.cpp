@@ -204,7 +204,7 @@ stages = [ { plugin = "color", op = "abgr_to_y" }, { plugin = "box", width = 3, 
     whole_options.recording = gpu::RecordingMode::Off;
     auto whole = pipeline::Session::open(*gpu, set.catalog.find("chain"), format, whole_options);
     REQUIRE_MESSAGE(whole.has_value(), (whole ? "" : whole.error().message));
-    CHECK((*tiled)->lanes() == 2);
+    CHECK((*tiled)->lanes() == std::vector<uint32_t>{0, 1});
 
     framecl_frame_layout in_layout{}, out_layout{};
     const size_t in_size = framecl_packed_layout(DRM_FORMAT_ABGR8888, width, height, &in_layout);
