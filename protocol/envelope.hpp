@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include <flatbuffers/flatbuffers.h>
 
@@ -25,9 +26,17 @@ std::span<const uint8_t> finishEnvelope(flatbuffers::FlatBufferBuilder& builder,
 }
 
 // The Envelope in `bytes` if the verifier accepts it, else nullptr. Never reads past
-// `bytes`, whatever they hold.
-inline const wire::Envelope* verifiedEnvelope(std::span<const uint8_t> bytes)
+// `bytes`, whatever they hold. FlatBuffers reads each scalar where it lies, so the
+// buffer must start at an address aligned for the widest (8 bytes), which a ZeroMQ
+// message's data or a short std::string's need not be: unaligned bytes are copied
+// into `storage` (a vector's memory comes aligned from operator new) and the Envelope
+// read there. It is valid while `bytes` and `storage` are.
+inline const wire::Envelope* verifiedEnvelope(std::span<const uint8_t> bytes, std::vector<uint8_t>& storage)
 {
+    if (reinterpret_cast<uintptr_t>(bytes.data()) % alignof(uint64_t) != 0) {
+        storage.assign(bytes.begin(), bytes.end());
+        bytes = storage;
+    }
     flatbuffers::Verifier verifier(bytes.data(), bytes.size());
     if (!wire::VerifyEnvelopeBuffer(verifier))
         return nullptr;

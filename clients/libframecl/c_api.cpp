@@ -1,6 +1,7 @@
 // The C API of include/framecl/client.h: argument checks, and the boundary no C++
 // exception crosses (docs/architecture.md, "Errors, logs and ownership").
 
+#include "base/abi_enum.hpp"
 #include "buffer_allocation.hpp"
 #include "framecl_client.hpp"
 
@@ -51,8 +52,12 @@ template <typename Call> int guarded(framecl_client* client, Call&& call)
 Outcome<ParameterOverride> parameterOverride(const framecl_parameter& parameter)
 {
     if (!parameter.key) return failure(EINVAL, "a parameter override has no key");
-    ParameterOverride result{parameter.key, parameter.type, 0, 0.0, false, {}};
-    switch (parameter.type) {
+    const std::optional<framecl_parameter_type> type = framecl::abiEnum(parameter.type, FRAMECL_PARAM_STRING);
+    if (!type)
+        return failure(EINVAL, fmt::format("parameter override {} has an unknown type {}", parameter.key,
+                                           framecl::abiInteger(parameter.type)));
+    ParameterOverride result{parameter.key, *type, 0, 0.0, false, {}};
+    switch (*type) {
     case FRAMECL_PARAM_INT:
         result.int_value = parameter.int_value;
         return result;
@@ -69,19 +74,7 @@ Outcome<ParameterOverride> parameterOverride(const framecl_parameter& parameter)
         result.string_value = parameter.string_value;
         return result;
     }
-    return failure(EINVAL, fmt::format("parameter override {} has an unknown type {}",
-                                       parameter.key, int(parameter.type)));
-}
-
-bool knownBackpressure(framecl_backpressure backpressure)
-{
-    switch (backpressure) {
-    case FRAMECL_BACKPRESSURE_BLOCK:
-    case FRAMECL_BACKPRESSURE_REJECT:
-    case FRAMECL_BACKPRESSURE_DROP_OLDEST:
-        return true;
-    }
-    return false;
+    return result; // not reached: every type returns above
 }
 
 // What the protocol allows a trace window to be (framecl.fbs, TraceRequest).
@@ -262,9 +255,9 @@ FRAMECL_EXPORT int framecl_open_session_with(framecl_client* client, const char*
     if (!pipeline || !session || (override_count && !overrides))
         return client->fail(
             {EINVAL, "framecl_open_session: pipeline, session and overrides must not be NULL"});
-    if (options && !knownBackpressure(options->backpressure))
+    if (options && !framecl::abiEnum(options->backpressure, FRAMECL_BACKPRESSURE_DROP_OLDEST))
         return client->fail({EINVAL, fmt::format("framecl_open_session: unknown backpressure {}",
-                                                 int(options->backpressure))});
+                                                 framecl::abiInteger(options->backpressure))});
     return guarded(client, [&] {
         SessionRequest request{pipeline, fourcc, width, height, {}};
         if (options) request.options = *options;

@@ -128,9 +128,10 @@ Outcome<DaemonInfo> DaemonConnection::hello(const std::string& socket_path,
     flatbuffers::FlatBufferBuilder builder;
     if (auto sent = send(helloMessage(builder, client_name)); !sent)
         return tl::unexpected(sent.error());
+    std::vector<uint8_t> aligned;
     for (;;) {
         while (auto bytes = receive()) {
-            const wire::Envelope* envelope = protocol::verifiedEnvelope(*bytes);
+            const wire::Envelope* envelope = protocol::verifiedEnvelope(*bytes, aligned);
             if (!envelope) continue;
             if (const auto* error = envelope->message_as_ErrorReply())
                 return failure(ECONNREFUSED,
@@ -309,7 +310,8 @@ Outcome<std::vector<uint8_t>> DaemonConnection::receiveBindingReply(Deadline dea
             return failure(daemon_gone, "framecld closed its buffer socket");
         // A failed read: see receive().
         if (!packet) continue;
-        const wire::Envelope* reply = protocol::verifiedEnvelope(packet->bytes);
+        std::vector<uint8_t> aligned;
+        const wire::Envelope* reply = protocol::verifiedEnvelope(packet->bytes, aligned);
         if (reply && reply->message_type() == wire::Message::RegisterBuffersReply)
             return std::move(packet->bytes);
     }

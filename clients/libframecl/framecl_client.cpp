@@ -245,8 +245,9 @@ std::optional<framecl_client::Reply>
 framecl_client::drainMessages(Connection& connection, const Awaited& awaited)
 {
     std::optional<Reply> reply;
+    std::vector<uint8_t> aligned;
     while (auto bytes = connection.receive()) {
-        const framecl::wire::Envelope* envelope = framecl::protocol::verifiedEnvelope(*bytes);
+        const framecl::wire::Envelope* envelope = framecl::protocol::verifiedEnvelope(*bytes, aligned);
         if (!envelope) continue; // malformed: ignored
         if (const auto* done = envelope->message_as_Done())
             queueDone(*done);

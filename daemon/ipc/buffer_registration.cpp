@@ -151,7 +151,7 @@ void Server::onBufferPacket(int fd)
         return;
     }
 
-    const wire::Envelope* envelope = protocol::verifiedEnvelope(packet->bytes);
+    const wire::Envelope* envelope = protocol::verifiedEnvelope(packet->bytes, aligned_message_);
     if (const wire::Submit* submit = envelope ? envelope->message_as_Submit() : nullptr) {
         if (ClientState* client = clientByConnection(fd))
             onSubmit(*client, *submit); // fds sent with it close with the packet

@@ -312,7 +312,7 @@ void Server::sendAck(const std::string& identity, uint32_t request_id)
 
 void Server::handleMessage(const std::string& identity, std::span<const uint8_t> bytes)
 {
-    const wire::Envelope* envelope = protocol::verifiedEnvelope(bytes);
+    const wire::Envelope* envelope = protocol::verifiedEnvelope(bytes, aligned_message_);
     if (!envelope) {
         sendError(identity, 0, fmt::format("malformed message ({} bytes): not a framecl Envelope", bytes.size()));
         return;

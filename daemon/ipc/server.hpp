@@ -249,6 +249,7 @@ private:
     UniqueFd more_messages_;   // written when drainMessages left requests for the next turn
 
     std::map<std::string, ClientState> clients_; // by token
+    std::vector<uint8_t> aligned_message_; // a received message copied to be read aligned (protocol::verifiedEnvelope)
     // An OpenSession whose session is being opened off the loop, by ticket.
     struct OpeningSession {
         std::string token;

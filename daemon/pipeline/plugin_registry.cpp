@@ -17,6 +17,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h> // fmt::join
 
+#include "base/abi_enum.hpp"
 #include "base/log.hpp"
 #include "pipeline/session.hpp" // readKernelSource
 
@@ -89,7 +90,7 @@ std::optional<std::string> schemaProblem(const ParamSchema& p)
             return fmt::format("min {} is not at most max {}", p.min, p.max);
         return std::nullopt;
     }
-    return fmt::format("unknown type {}", int(p.type));
+    return std::nullopt; // not reached: the type was checked as the plugin loaded
 }
 
 // Why a plan cannot be executed, or nothing. `out` is what negotiate gave for `in`.
@@ -152,7 +153,10 @@ std::optional<std::string> planProblem(const framecl_plan& plan, const framecl_f
             const auto argProblem = [&](const std::string& what) {
                 return problem(fmt::format("argument {}: {}", a, what));
             };
-            switch (arg.kind) {
+            const std::optional<framecl_arg_kind> kind = abiEnum(arg.kind, FRAMECL_ARG_CONSTANT);
+            if (!kind)
+                return argProblem(fmt::format("unknown kind {}", abiInteger(arg.kind)));
+            switch (*kind) {
             case FRAMECL_ARG_INPUT_PLANE:
                 if (arg.index >= in_planes)
                     return argProblem(fmt::format("input plane {}, but {} has {}", arg.index,
@@ -181,8 +185,6 @@ std::optional<std::string> planProblem(const framecl_plan& plan, const framecl_f
             case FRAMECL_ARG_INT:
             case FRAMECL_ARG_FLOAT:
                 break;
-            default:
-                return argProblem(fmt::format("unknown kind {}", int(arg.kind)));
             }
         }
     }
@@ -360,8 +362,11 @@ Result<Plugin> Plugin::fromDescriptor(const framecl_plugin* descriptor, fs::path
         const framecl_param_schema& in = descriptor->params[i];
         if (!in.name || !*in.name)
             return refused(fmt::format("parameter {} has no name", i));
+        const std::optional<framecl_param_type> type = abiEnum(in.type, FRAMECL_PARAM_TYPE_FLOAT_LIST);
+        if (!type)
+            return refused(fmt::format("parameter '{}': unknown type {}", in.name, abiInteger(in.type)));
         ParamSchema p{.name = in.name,
-                      .type = in.type,
+                      .type = *type,
                       .help = copyString(in.help),
                       .default_number = in.default_number,
                       .default_string = copyString(in.default_string),
@@ -369,7 +374,7 @@ Result<Plugin> Plugin::fromDescriptor(const framecl_plugin* descriptor, fs::path
                       .max = in.max,
                       .allowed = {},
                       .max_count = in.max_count};
-        for (const char* const* allowed = in.type == FRAMECL_PARAM_TYPE_ENUM ? in.allowed : nullptr;
+        for (const char* const* allowed = *type == FRAMECL_PARAM_TYPE_ENUM ? in.allowed : nullptr;
              allowed && *allowed; ++allowed)
             p.allowed.emplace_back(*allowed);
         if (auto problem = schemaProblem(p))

@@ -191,9 +191,7 @@ TEST_CASE("malformed and out-of-place messages get an error reply and the daemon
     CHECK(contains(text, "Submit goes on the buffer socket"));
     std::tie(type, text) = raw.frameRoundTrip(submit);
     REQUIRE(type == wire::Message::Done);
-    const wire::Done* done =
-        framecl::protocol::verifiedEnvelope({reinterpret_cast<const uint8_t*>(text.data()), text.size()})
-            ->message_as_Done();
+    const wire::Done* done = RawClient::envelopeOf(text)->message_as_Done();
     CHECK(done->sequence() == 99);
     CHECK(done->status() == wire::FrameStatus::Failed);
     CHECK(contains(done->error()->str(), "no session 1"));
@@ -207,8 +205,7 @@ TEST_CASE("malformed and out-of-place messages get an error reply and the daemon
     REQUIRE(type == wire::Message::SessionOpened);
     std::tie(type, text) = raw.frameRoundTrip(submit);
     REQUIRE(type == wire::Message::Done);
-    done = framecl::protocol::verifiedEnvelope({reinterpret_cast<const uint8_t*>(text.data()), text.size()})
-               ->message_as_Done();
+    done = RawClient::envelopeOf(text)->message_as_Done();
     CHECK(done->status() == wire::FrameStatus::Failed);
     CHECK(contains(done->error()->str(), "no buffer 7"));
 

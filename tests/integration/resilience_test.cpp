@@ -75,7 +75,8 @@ std::optional<std::string> refusalOn(int fd, std::chrono::milliseconds timeout)
     auto packet = framecl::protocol::receivePacket(fd);
     if (!packet || packet->closed)
         return "";
-    const wire::Envelope* envelope = framecl::protocol::verifiedEnvelope(packet->bytes);
+    std::vector<uint8_t> aligned;
+    const wire::Envelope* envelope = framecl::protocol::verifiedEnvelope(packet->bytes, aligned);
     REQUIRE(envelope);
     const auto* results = envelope->message_as_RegisterBuffersReply()->results();
     REQUIRE(results->size() == 1);

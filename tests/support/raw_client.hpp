@@ -41,7 +41,8 @@ public:
         for (;;) {
             zmq::message_t reply;
             REQUIRE_MESSAGE(dealer_.recv(reply), "no reply from framecld");
-            const wire::Envelope* envelope = protocol::verifiedEnvelope({reply.data<uint8_t>(), reply.size()});
+            std::vector<uint8_t> aligned;
+            const wire::Envelope* envelope = protocol::verifiedEnvelope({reply.data<uint8_t>(), reply.size()}, aligned);
             REQUIRE(envelope);
             if (envelope->message_type() != wire::Message::SessionPreparing)
                 return {envelope->message_type(), std::string(reply.to_string_view())};
@@ -84,7 +85,8 @@ public:
                                                                            builder, token.c_str(), &none))));
         auto reply = protocol::receivePacket(buffer_socket_.get());
         REQUIRE(reply);
-        const wire::Envelope* envelope = protocol::verifiedEnvelope(reply->bytes);
+        std::vector<uint8_t> aligned;
+        const wire::Envelope* envelope = protocol::verifiedEnvelope(reply->bytes, aligned);
         REQUIRE(envelope);
         REQUIRE(envelope->message_type() == wire::Message::RegisterBuffersReply);
     }
@@ -100,14 +102,18 @@ public:
         auto reply = protocol::receivePacket(buffer_socket_.get());
         REQUIRE(reply);
         REQUIRE_FALSE(reply->closed);
-        const wire::Envelope* envelope = protocol::verifiedEnvelope(reply->bytes);
+        std::vector<uint8_t> aligned;
+        const wire::Envelope* envelope = protocol::verifiedEnvelope(reply->bytes, aligned);
         REQUIRE(envelope);
         return {envelope->message_type(), std::string(reply->bytes.begin(), reply->bytes.end())};
     }
 
+    // Valid while `bytes` are and until the thread's next call (a short string's bytes
+    // may be unaligned, and are then read from a copy kept here).
     static const wire::Envelope* envelopeOf(const std::string& bytes)
     {
-        return protocol::verifiedEnvelope({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()});
+        static thread_local std::vector<uint8_t> aligned;
+        return protocol::verifiedEnvelope({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}, aligned);
     }
 
 private:

@@ -217,7 +217,8 @@ void FakeDaemon::serve(zmq::socket_t router, UniqueFd listener, FakeDaemonBehavi
     };
 
     auto answerPacket = [&](protocol::Packet& packet) {
-        const wire::Envelope* envelope = protocol::verifiedEnvelope(packet.bytes);
+        std::vector<uint8_t> aligned;
+        const wire::Envelope* envelope = protocol::verifiedEnvelope(packet.bytes, aligned);
         if (!envelope) return;
         std::lock_guard lock(mutex_);
         if (const auto* submit = envelope->message_as_Submit()) {
@@ -265,9 +266,9 @@ void FakeDaemon::serve(zmq::socket_t router, UniqueFd listener, FakeDaemonBehavi
                 zmq::message_t payload;
                 while (router.get(zmq::sockopt::rcvmore))
                     (void)router.recv(payload, zmq::recv_flags::dontwait);
-                const std::vector<uint8_t> bytes(payload.data<uint8_t>(),
-                                                 payload.data<uint8_t>() + payload.size());
-                if (const wire::Envelope* envelope = protocol::verifiedEnvelope(bytes))
+                std::vector<uint8_t> aligned;
+                if (const wire::Envelope* envelope =
+                        protocol::verifiedEnvelope({payload.data<uint8_t>(), payload.size()}, aligned))
                     answerMessage(identity, *envelope);
             }
         }
