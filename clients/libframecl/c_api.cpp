@@ -131,8 +131,12 @@ FRAMECL_EXPORT int framecl_allocate_buffer(const framecl_allocate_options* optio
                                            framecl_buffer_source* used)
 {
     return guarded(nullptr, [&] {
-        const framecl_allocate_options chosen = options ? *options : framecl_allocate_options{FRAMECL_BUFFERS_AUTO, nullptr};
-        auto buffer = allocateBuffer(chosen.source, chosen.device, size);
+        const std::optional<framecl_buffer_source> source =
+            options ? framecl::abiEnum(options->source, FRAMECL_BUFFERS_MEMFD) : FRAMECL_BUFFERS_AUTO;
+        if (!source)
+            return clientlessFailure(EINVAL,
+                                     fmt::format("unknown buffer source {}", framecl::abiInteger(options->source)));
+        auto buffer = allocateBuffer(*source, options ? options->device : nullptr, size);
         if (!buffer) return clientlessFailure(buffer.error().error, buffer.error().message);
         if (used) *used = buffer->source;
         return buffer->fd.release();
@@ -141,7 +145,10 @@ FRAMECL_EXPORT int framecl_allocate_buffer(const framecl_allocate_options* optio
 
 FRAMECL_EXPORT const char* framecl_buffer_source_name(framecl_buffer_source source)
 {
-    switch (source) {
+    const std::optional<framecl_buffer_source> known = framecl::abiEnum(source, FRAMECL_BUFFERS_MEMFD);
+    if (!known)
+        return nullptr;
+    switch (*known) {
     case FRAMECL_BUFFERS_AUTO:
         return "auto";
     case FRAMECL_BUFFERS_DMA_HEAP:
