@@ -1,4 +1,4 @@
-// Frames: from Submit through the fair queue to the GPU, and from completion to Done.
+// Frames: from Submit through the fair queues to the GPU, and from completion to Done.
 // Exactly one Done per Submit: refused at once, dropped while waiting, failed, or
 // completed. Frames are enqueued only from this thread (the service loop's); the
 // session preparer's thread enqueues on the same queue while it opens sessions.

@@ -158,10 +158,10 @@ private:
     void onSubmit(ClientState& client, const wire::Submit& submit);
     void sendDone(ClientState& client, uint32_t session, uint64_t sequence, const DoneFields& done);
 
-    // The scheduler (frames.cpp): every client's frames wait in the fair queue, and go to
-    // the GPU a part at a time while the work ahead of it is predicted to end within
-    // feed_lead_ns, so another client's frame that comes waits for about that and one
-    // part.
+    // The scheduler (frames.cpp): every client's frames wait in the fair queue of its
+    // priority rank, and go to the GPU a part at a time while the work that runs before
+    // theirs is predicted to end within the lead (feedLeadNs), so another client's frame
+    // that comes waits for about that and one part.
     tl::expected<PendingFrame, Refusal> acceptFrame(ClientState& client, const HeldSubmit& submit);
     void applyBackpressure(ClientState& client, SessionState& state, const HeldSubmit& submit, PendingFrame frame);
     void queueFrame(ClientState& client, SessionState& state, PendingFrame frame);

@@ -516,16 +516,15 @@ gpu::Capabilities QcomEmulation::emulatedCapabilities(gpu::Capabilities real, ui
         std::lock_guard lock(state_->mutex);
         state_->onchip_bytes = onchip_bytes;
         real.recordable_queue_max_size = state_->recordable_queue_max_size;
+        real.khr_priority_hints = state_->khr_priority_hints;
     }
     real.recordable_queues = true;
     real.onchip_global_memory = true;
     real.onchip_global_memory_size = onchip_bytes;
     real.qcom_perf_hint = true;
     real.qcom_priority_hint = true;
-    if (state_->khr_priority_hints) {
-        real.khr_priority_hints = true;
+    if (real.khr_priority_hints)
         addExtension(real, "cl_khr_priority_hints");
-    }
     addExtension(real, "cl_qcom_recordable_queues");
     addExtension(real, "cl_qcom_onchip_global_memory");
     addExtension(real, "cl_qcom_perf_hint");
