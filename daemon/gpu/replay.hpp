@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <CL/opencl.hpp>
@@ -55,6 +56,11 @@ struct ReplayDispatch {
     // before the next one (guide §3.3.2): set between the tiles of one dispatch. Only
     // the off mode can honour it; a recording is enqueued as a whole.
     bool flush_after = false;
+    // The kernel's __local arguments (index, bytes), set again on each clone of it: PoCL
+    // 3.1's clCloneKernel points a __local argument's value into its argument storage,
+    // and recording the clone then copies the local size from there (a heap overflow
+    // ASan found). Setting them again is valid OpenCL on every device.
+    std::vector<std::pair<cl_uint, size_t>> local_args;
 };
 
 // One frame-dependent kernel argument: a buffer handle, a plane offset or a stride.

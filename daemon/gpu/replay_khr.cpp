@@ -195,6 +195,9 @@ public:
             if (err != CL_SUCCESS)
                 return fail(clFailure("clCloneKernel", err, dispatch.name));
             recorded.kernels.emplace_back(clone);
+            for (const auto& [index, bytes] : dispatch.local_args)
+                if (err = clSetKernelArg(clone, index, bytes, nullptr); err != CL_SUCCESS)
+                    return fail(clFailure("clSetKernelArg", err, fmt::format("{}: __local argument {}", dispatch.name, index)));
         }
         for (const ArgUpdate& update : updates)
             if (auto set = setArgument(recorded.kernels[update.dispatch](), dispatches_[update.dispatch].name, update);

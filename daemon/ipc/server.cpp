@@ -317,6 +317,13 @@ void Server::handleMessage(const std::string& identity, std::span<const uint8_t>
         sendError(identity, 0, fmt::format("malformed message ({} bytes): not a framecl Envelope", bytes.size()));
         return;
     }
+    // A verified Envelope may name a message type and carry no table; every message has
+    // fields (the server-message fuzzer sent a CloseSession without any).
+    if (!envelope->message()) {
+        sendError(identity, 0,
+                  fmt::format("malformed message: a {} without its fields", wire::EnumNameMessage(envelope->message_type())));
+        return;
+    }
     if (const auto* hello = envelope->message_as_Hello()) {
         onHello(identity, *hello);
         return;

@@ -1,5 +1,8 @@
 #include "pipeline/calibration.hpp"
 
+#include <algorithm>
+#include <cstdint>
+
 #include "gpu/cl_error.hpp"
 #include "pipeline/dispatch_cost.hpp"
 
@@ -41,19 +44,25 @@ std::vector<uint8_t> cameraLikeFrame(uint64_t bytes)
 Result<double> calibrateNsPerItem(const cl::CommandQueue& queue, const gpu::ReplayDispatch& dispatch,
                                   const DispatchShape& shape, uint64_t budget_ns)
 {
-    // A probe of one granule first, run twice and timed the second time: a driver may
-    // build the kernel for its work-group size at the first enqueue (PoCL does), which
-    // no frame pays. Then, where the probe says more fits in half the budget, a larger
-    // slice for a steadier figure; so no calibration run itself outlasts the budget by
-    // much.
+    // A probe of one granule first, run once untimed: a driver may build the kernel for
+    // its work-group size at the first enqueue (PoCL does), which no frame pays. Then
+    // timed three times, the shortest kept: a probe lasts microseconds, and one run
+    // that the OS preempted on a busy machine (PoCL's device is the CPU) would make the
+    // session predict its dispatches many times slower than they run. Then, where the
+    // probe says more fits in half the budget, a larger slice for a steadier figure; so
+    // no calibration run itself outlasts the budget by much.
     const Tile probe = calibrationSlice(shape, 1);
     if (auto warm = timeSlice(queue, dispatch, probe); !warm)
         return tl::unexpected(warm.error());
-    auto probe_ns = timeSlice(queue, dispatch, probe);
-    if (!probe_ns)
-        return tl::unexpected(probe_ns.error());
+    uint64_t probe_ns = UINT64_MAX;
+    for (int run = 0; run < 3; ++run) {
+        auto ns = timeSlice(queue, dispatch, probe);
+        if (!ns)
+            return tl::unexpected(ns.error());
+        probe_ns = std::min(probe_ns, *ns);
+    }
     const double probe_items = double(workItems(probe.global));
-    const double per_item = double(*probe_ns) / probe_items;
+    const double per_item = double(probe_ns) / probe_items;
     if (!tileAxis(shape) || !(per_item > 0))
         return per_item;
     const double fitting = 0.5 * double(budget_ns) / (per_item * probe_items);

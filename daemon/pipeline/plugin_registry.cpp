@@ -401,6 +401,12 @@ Result<framecl_format> Plugin::negotiate(const framecl_format& in,
     if (params.size() != params_.size())
         return fail(fmt::format("{}: {} parameter values for {} parameters", label(), params.size(),
                                 params_.size()));
+    // plugin.h promises a plugin only frames framecld can hold: a known format, at least
+    // 1x1, each plane's offset and stride within 32 bits (a zero side once divided by
+    // zero in a plugin's aspect ratio; the fuzzer found it).
+    framecl_frame_layout layout{};
+    if (framecl_packed_layout(in.fourcc, in.width, in.height, &layout) == 0)
+        return fail(fmt::format("{}: {} is not a format and size framecld can hold", label(), formatText(in)));
     framecl_format out{};
     std::array<char, error_capacity> error{};
     const int status =
@@ -410,7 +416,6 @@ Result<framecl_format> Plugin::negotiate(const framecl_format& in,
         return fail(error[0]
                         ? std::string(error.data())
                         : fmt::format("{} refused {} without saying why", label(), formatText(in)));
-    framecl_frame_layout layout{};
     if (framecl_packed_layout(out.fourcc, out.width, out.height, &layout) == 0)
         return fail(fmt::format("{} answered {} for {}: not a format and size framecld can hold",
                                 label(), formatText(out), formatText(in)));

@@ -217,6 +217,7 @@ Result<std::unique_ptr<Session>> Session::open(const gpu::GpuContext& gpu,
                 return fail(gpu::clFailure("clCreateKernel", err, name));
 
             cl_uint arg_index = 0;
+            std::vector<std::pair<cl_uint, size_t>> local_args;
             for (uint32_t a = 0; a < plan.arg_count; ++a) {
                 const framecl_arg& arg = plan.args[a];
                 Result<void> bound;
@@ -243,6 +244,7 @@ Result<std::unique_ptr<Session>> Session::open(const gpu::GpuContext& gpu,
                     bound = setArg(kernel, name, arg_index++, sizeof arg.float_value, &arg.float_value);
                     break;
                 case FRAMECL_ARG_LOCAL:
+                    local_args.emplace_back(arg_index, arg.local_bytes);
                     bound = setArg(kernel, name, arg_index++, arg.local_bytes, nullptr);
                     break;
                 case FRAMECL_ARG_CONSTANT:
@@ -261,7 +263,7 @@ Result<std::unique_ptr<Session>> Session::open(const gpu::GpuContext& gpu,
             for (size_t axis = 0; axis < 2; ++axis)
                 if (local[axis] > 0)
                     global[axis] = (global[axis] + local[axis] - 1) / local[axis] * local[axis];
-            gpu::ReplayDispatch whole{name, std::move(kernel), plan.dims, global, local};
+            gpu::ReplayDispatch whole{name, std::move(kernel), plan.dims, global, local, {}, false, std::move(local_args)};
             const DispatchShape shape{plan.dims, global, local, plan.tileable_axes};
             session->dispatches_.push_back({std::move(whole), shape, uint32_t(k), plan.kernel, {}, {}});
         }

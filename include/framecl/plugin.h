@@ -152,7 +152,9 @@ struct framecl_plugin {
     const char* build_options;       /* for clBuildProgram; may be NULL */
 
     /* The output format for `in` with `params` (one per schema entry). Returns 0, or
-     * non-zero with a message in `error` ("input must be ABGR8888, got NV12"). */
+     * non-zero with a message in `error` ("input must be ABGR8888, got NV12"). `in` is
+     * always a format framecld holds (R8, R16, NV12, ABGR8888; NV12 of even sides), at
+     * least 1x1, with every plane's stride and offset within 32 bits. */
     int (*negotiate)(const struct framecl_format* in, const struct framecl_param_value* params,
                      struct framecl_format* out, char* error, size_t error_size);
 

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -160,6 +161,14 @@ TEST_CASE("malformed and out-of-place messages get an error reply and the daemon
     CHECK(type == wire::Message::ErrorReply);
     CHECK(contains(text, "malformed message"));
 
+    // A type without its table verifies, and was read as a CloseSession at address 0
+    // (the server-message fuzzer's find, tests/fuzz/corpus/server_message/crash-e05310ad...).
+    flatbuffers::FlatBufferBuilder empty_builder;
+    empty_builder.Finish(wire::CreateEnvelope(empty_builder, wire::Message::CloseSession, 0));
+    std::tie(type, text) = roundTrip({empty_builder.GetBufferPointer(), empty_builder.GetSize()});
+    CHECK(type == wire::Message::ErrorReply);
+    CHECK(contains(text, "malformed message: a CloseSession without its fields"));
+
     flatbuffers::FlatBufferBuilder builder;
     auto hello = framecl::protocol::finishEnvelope(builder, wire::CreateHelloDirect(builder, framecl::protocol::protocol_version, "raw"));
     const std::vector<uint8_t> truncated(hello.begin(), hello.begin() + long(hello.size() / 2));
@@ -237,6 +246,51 @@ TEST_CASE("a Submit naming unknown buffers is refused and one with a mismatched 
     CHECK(contains(done.error, "output buffer holds R8 16x8, the session writes R8 16x16"));
 }
 
+TEST_CASE("a client cannot reach another client's sessions or buffers")
+{
+    RunningDaemon daemon;
+    Client owner = connectTo(daemon, "owner");
+    uint32_t session = 0;
+    REQUIRE(framecl_open_session(owner, "copy", DRM_FORMAT_R8, 16, 16, nullptr, 0, &session, nullptr) == 0);
+    uint64_t size = 0;
+    const auto layout = packed(DRM_FORMAT_R8, 16, 16, &size);
+    framecl::UniqueFd in_fd, out_fd;
+    const uint32_t in = registerMemfd(owner, layout, size, in_fd);
+    const uint32_t out = registerMemfd(owner, layout, size, out_fd);
+
+    // Another client names the owner's session and buffer ids, as raw messages (the
+    // library refuses ids it did not register before the daemon sees them).
+    RawClient intruder(daemon);
+    intruder.bind(intruder.hello("intruder"));
+    flatbuffers::FlatBufferBuilder submit;
+    const auto submitted =
+        intruder.frameRoundTrip(framecl::protocol::finishEnvelope(submit, wire::CreateSubmit(submit, session, in, out, 1)));
+    REQUIRE(submitted.first == wire::Message::Done);
+    const wire::Done* done = RawClient::envelopeOf(submitted.second)->message_as_Done();
+    CHECK(done->status() == wire::FrameStatus::Failed);
+    CHECK(done->error()->str() == fmt::format("no session {}", session));
+
+    flatbuffers::FlatBufferBuilder close;
+    const auto closed =
+        intruder.roundTrip(framecl::protocol::finishEnvelope(close, wire::CreateCloseSession(close, 7, session)));
+    REQUIRE(closed.first == wire::Message::ErrorReply);
+    CHECK(RawClient::envelopeOf(closed.second)->message_as_ErrorReply()->message()->str() ==
+          fmt::format("no session {}", session));
+
+    flatbuffers::FlatBufferBuilder release;
+    const std::vector<uint32_t> ids{in, out};
+    const auto released =
+        intruder.roundTrip(framecl::protocol::finishEnvelope(release, wire::CreateReleaseBuffersDirect(release, 8, &ids)));
+    REQUIRE(released.first == wire::Message::ErrorReply);
+    CHECK(RawClient::envelopeOf(released.second)->message_as_ErrorReply()->message()->str() ==
+          fmt::format("no buffer {}, {}", in, out));
+
+    // The owner's session and buffers are untouched: a frame through them comes back.
+    REQUIRE(framecl_submit(owner, session, in, out, 2) == 0);
+    const framecl_done owned = nextDone(owner);
+    CHECK_MESSAGE(owned.status == FRAMECL_FRAME_OK, owned.error);
+}
+
 TEST_CASE("each refused import gets its own error and the daemon keeps serving")
 {
     RunningDaemon daemon("[limits]\nmax_frame_pixels = 100000\nmax_buffers_per_client = 3\n"
@@ -294,7 +348,7 @@ TEST_CASE("each refused import gets its own error and the daemon keeps serving")
     CHECK(contains(registerError(other, third.get(), large), "max_bytes_per_client"));
 }
 
-TEST_CASE("frames over the in-flight limit come back busy, each with its Done")
+TEST_CASE("frames over the in-flight limit come back busy, each with its Done naming the limit")
 {
     RunningDaemon daemon("[limits]\nmax_inflight_per_client = 1\n");
     Client client = connectTo(daemon);
@@ -312,6 +366,8 @@ TEST_CASE("frames over the in-flight limit come back busy, each with its Done")
         const framecl_done done = nextDone(client);
         ok += done.status == FRAMECL_FRAME_OK;
         busy += done.status == FRAMECL_FRAME_BUSY;
+        if (done.status == FRAMECL_FRAME_BUSY)
+            CHECK_MESSAGE(contains(done.error, "limits.max_inflight_per_client"), done.error);
     }
     CHECK(ok >= 1);
     CHECK(ok + busy == 8);

@@ -389,7 +389,8 @@ TEST_CASE("while OpenSessions tune one after another, the watchdog is still pett
     watcher.join();
     REQUIRE(failures == 0);
 
-    const auto [first, last] = std::minmax_element(opened.begin(), opened.end());
+    const auto bounds = std::minmax_element(opened.begin(), opened.end());
+    const auto first = bounds.first, last = bounds.second;
     const auto between = std::count_if(pets.begin(), pets.end(), [&](auto at) { return at > *first && at < *last; });
     INFO("sessions opened over " << std::chrono::duration<double>(*last - *first).count() << " s");
     CHECK(between >= 1);

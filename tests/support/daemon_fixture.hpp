@@ -40,7 +40,9 @@ public:
     const TempDir& dir() const { return dir_; }
     pid_t pid() const { return process_ ? process_->pid() : -1; }
 
-    // SIGKILL (a crash) or SIGTERM (a clean stop), then wait for the exit.
+    // SIGKILL (a crash) or SIGTERM (a clean stop), then wait for the exit; after
+    // SIGTERM the test fails unless the daemon exited with status 0 (the destructor
+    // stops it so).
     void stop(int signo = SIGTERM);
     // Starts it again on the same config and sockets; returns once READY=1.
     void start();

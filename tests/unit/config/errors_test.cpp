@@ -16,6 +16,20 @@ TEST_CASE("a TOML syntax error is reported with its line and column")
     CHECK(errors.problems[0].starts_with("cfg.toml:3:13: syntax error: "));
 }
 
+TEST_CASE("a problem is one line whatever the file holds: control characters are escaped")
+{
+    // The config fuzzer's find (tests/fuzz/corpus/config/crash-d494d4ff...): toml++
+    // quotes the input it stopped at, here a newline, and a quoted key may hold one.
+    const ConfigErrors syntax = errorsOf("[gpu]\nkernel_budget_ms = i\n");
+    REQUIRE(syntax.problems.size() == 1);
+    CHECK(syntax.problems[0].find('\n') == std::string::npos);
+    CHECK(contains(syntax.problems[0], "\\n"));
+
+    const ConfigErrors key = errorsOf("[gpu]\n\"perf\\nhint\\u0001\" = 1\n");
+    REQUIRE(key.problems.size() == 1);
+    CHECK(key.problems[0].starts_with("cfg.toml:2:1: gpu.perf\\nhint\\x01: unknown key"));
+}
+
 TEST_CASE("an unknown key is reported with the closest known key")
 {
     const ConfigErrors errors = errorsOf("[gpu]\ndevice = \"auto\"\nperf_hnit = \"high\"\n");

@@ -231,8 +231,9 @@ TEST_CASE("every variant matches the reference on buffers whose offsets and stri
     // The wide variants' aligned path: whole 8-byte words per window row and 8- or
     // 16-byte stores. 1283 leaves a partial block at the right of each row, 1280 none;
     // 2448 rows is even, 721 odd (the last two-row item has one row inside).
-    for (const auto& [w, h] : {std::pair{1283u, 721u}, std::pair{1280u, 37u}, std::pair{64u, 2448u}})
+    for (const auto& size : {std::pair{1283u, 721u}, std::pair{1280u, 37u}, std::pair{64u, 2448u}})
         for (Border border : borders) {
+            const uint32_t w = size.first, h = size.second;
             CAPTURE(w);
             CAPTURE(h);
             CAPTURE(borderName(border));

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <optional>
 
-#include "in_process_daemon.hpp"
+#include "in_process_clients.hpp"
 #include "qcom_emulation.hpp"
 
 using namespace framecl;

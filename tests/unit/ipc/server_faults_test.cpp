@@ -9,7 +9,7 @@
 
 #include "gpu/device_selection.hpp"
 #include "gpu_test_support.hpp"
-#include "in_process_daemon.hpp"
+#include "in_process_clients.hpp"
 
 using namespace framecl;
 using namespace framecl::test;

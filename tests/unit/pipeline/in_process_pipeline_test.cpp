@@ -68,7 +68,8 @@ const std::vector<std::pair<uint32_t, uint32_t>> odd_sizes{{1, 1}, {17, 5}, {641
 TEST_CASE("the copy pipeline returns every byte unchanged")
 {
     for (uint32_t fourcc : {uint32_t(DRM_FORMAT_R8), uint32_t(DRM_FORMAT_ABGR8888)})
-        for (auto [width, height] : odd_sizes) {
+        for (const auto& [each_width, each_height] : odd_sizes) {
+            const uint32_t width = each_width, height = each_height; // not bindings: clang 14 captures none
             CAPTURE(width);
             CAPTURE(height);
             const HostImage input = randomImage(fourcc, width, height, width * 31 + height);
@@ -81,7 +82,8 @@ TEST_CASE("the copy pipeline returns every byte unchanged")
 
 TEST_CASE("abgr_to_y matches the BT.601 reference on every pixel")
 {
-    for (auto [width, height] : odd_sizes) {
+    for (const auto& [each_width, each_height] : odd_sizes) {
+            const uint32_t width = each_width, height = each_height; // not bindings: clang 14 captures none
         CAPTURE(width);
         CAPTURE(height);
         const HostImage input = randomImage(DRM_FORMAT_ABGR8888, width, height, width + height);
@@ -105,7 +107,8 @@ TEST_CASE("every recording mode gives the reference's bytes through three stages
 {
     for (auto mode : {gpu::RecordingMode::Off, gpu::RecordingMode::Khr}) {
         CAPTURE(gpu::recordingModeName(mode));
-        for (auto [width, height] : odd_sizes) {
+        for (const auto& [each_width, each_height] : odd_sizes) {
+            const uint32_t width = each_width, height = each_height; // not bindings: clang 14 captures none
             CAPTURE(width);
             CAPTURE(height);
             const HostImage input = randomImage(DRM_FORMAT_ABGR8888, width, height, 7 * width + height);

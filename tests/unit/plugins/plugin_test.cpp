@@ -326,3 +326,27 @@ TEST_CASE("color refuses an input that is not ABGR8888, naming the op and the in
     CHECK(color.negotiate({DRM_FORMAT_R8, 64, 48}, *params).error().message ==
           "input must be ABGR8888, got R8");
 }
+
+TEST_CASE("a frame framecld cannot hold never reaches a plugin")
+{
+    // The fuzzer's find (tests/fuzz/corpus/plugin_params/crash-f9f14fae..., replayed by
+    // the fuzz suite): bicubic
+    // with only `width` set divided by the height of a 0-row frame. plugin.h now
+    // promises plugins frames of at least 1x1 in a known format.
+    static int asked = 0;
+    framecl_plugin descriptor = goodDescriptor();
+    descriptor.negotiate = [](const framecl_format* in, const framecl_param_value* params, framecl_format* out,
+                              char* error, size_t error_size) {
+        ++asked;
+        return negotiateR8(in, params, out, error, error_size);
+    };
+    const Plugin plugin = test::pluginOf(descriptor);
+    for (const framecl_format& in : {framecl_format{DRM_FORMAT_R8, 0, 48}, framecl_format{DRM_FORMAT_R8, 64, 0},
+                                     framecl_format{DRM_FORMAT_NV12, 63, 48}, framecl_format{0x20202020, 64, 48},
+                                     framecl_format{DRM_FORMAT_ABGR8888, 0x40000000, 1}}) {
+        CAPTURE(in.width);
+        CAPTURE(in.height);
+        CHECK(planError(plugin, in).find("is not a format and size framecld can hold") != std::string::npos);
+    }
+    CHECK(asked == 0);
+}
