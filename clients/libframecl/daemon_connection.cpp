@@ -312,7 +312,7 @@ Outcome<std::vector<uint8_t>> DaemonConnection::receiveBindingReply(Deadline dea
         if (!packet) continue;
         std::vector<uint8_t> aligned;
         const wire::Envelope* reply = protocol::verifiedEnvelope(packet->bytes, aligned);
-        if (reply && reply->message_type() == wire::Message::RegisterBuffersReply)
+        if (reply && reply->message_as_RegisterBuffersReply())
             return std::move(packet->bytes);
     }
 }

@@ -248,7 +248,8 @@ framecl_client::drainMessages(Connection& connection, const Awaited& awaited)
     std::vector<uint8_t> aligned;
     while (auto bytes = connection.receive()) {
         const framecl::wire::Envelope* envelope = framecl::protocol::verifiedEnvelope(*bytes, aligned);
-        if (!envelope) continue; // malformed: ignored
+        // Malformed, or naming a message without its table: ignored.
+        if (!envelope || !envelope->message()) continue;
         if (const auto* done = envelope->message_as_Done())
             queueDone(*done);
         else if (const auto* preparing = envelope->message_as_SessionPreparing())

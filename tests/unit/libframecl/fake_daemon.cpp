@@ -107,9 +107,29 @@ void FakeDaemon::serve(zmq::socket_t router, UniqueFd listener, FakeDaemonBehavi
     std::vector<HeldSubmit> held_submits;
     std::vector<PendingTrace> pending_traces;
 
+    // With empty_messages_first, what goes before `envelope`: an Envelope of its type
+    // without the table.
+    flatbuffers::FlatBufferBuilder empty_builder;
+    auto emptyMessageBefore = [&](std::span<const uint8_t> envelope) {
+        empty_builder.Clear();
+        empty_builder.Finish(
+            wire::CreateEnvelope(empty_builder, wire::GetEnvelope(envelope.data())->message_type()));
+        return std::span<const uint8_t>(empty_builder.GetBufferPointer(), empty_builder.GetSize());
+    };
+
     auto reply = [&](const zmq::message_t& identity, std::span<const uint8_t> envelope) {
-        router.send(zmq::buffer(identity.data(), identity.size()), zmq::send_flags::sndmore);
-        router.send(zmq::buffer(envelope.data(), envelope.size()), zmq::send_flags::none);
+        const auto send = [&](std::span<const uint8_t> bytes) {
+            router.send(zmq::buffer(identity.data(), identity.size()), zmq::send_flags::sndmore);
+            router.send(zmq::buffer(bytes.data(), bytes.size()), zmq::send_flags::none);
+        };
+        if (behaviour.empty_messages_first) send(emptyMessageBefore(envelope));
+        send(envelope);
+    };
+
+    auto sendPacket = [&](std::span<const uint8_t> envelope) {
+        if (behaviour.empty_messages_first)
+            (void)protocol::sendPacket(connection.get(), emptyMessageBefore(envelope));
+        (void)protocol::sendPacket(connection.get(), envelope);
     };
 
     // Dones go on the buffer socket, where the Submits came.
@@ -117,8 +137,7 @@ void FakeDaemon::serve(zmq::socket_t router, UniqueFd listener, FakeDaemonBehavi
         builder.Clear();
         const std::vector<flatbuffers::Offset<wire::StageTime>> stages{
             wire::CreateStageTimeDirect(builder, "copy", 1000)};
-        (void)protocol::sendPacket(
-            connection.get(),
+        sendPacket(
             finishEnvelope(builder, wire::CreateDoneDirect(builder, session, sequence,
                                                            wire::FrameStatus::Ok, nullptr, 1, 2, 3,
                                                            &stages)));
@@ -252,7 +271,7 @@ void FakeDaemon::serve(zmq::socket_t router, UniqueFd listener, FakeDaemonBehavi
         }
         const auto envelope_bytes = finishEnvelope(
             builder, wire::CreateRegisterBuffersReply(builder, builder.CreateVector(results)));
-        (void)protocol::sendPacket(connection.get(), envelope_bytes);
+        sendPacket(envelope_bytes);
     };
 
     while (!stopping_) {
@@ -260,6 +279,19 @@ void FakeDaemon::serve(zmq::socket_t router, UniqueFd listener, FakeDaemonBehavi
                                            {nullptr, listener.get(), ZMQ_POLLIN, 0},
                                            {nullptr, connection.get(), ZMQ_POLLIN, 0}};
         zmq::poll(items, std::chrono::milliseconds(10));
+        // The buffer socket first, all of it: a Submit sent before a TraceRequest is then
+        // held before the request releases the held frames, however the two arrive.
+        if (connection.valid() && (items[2].revents & (ZMQ_POLLIN | ZMQ_POLLERR))) {
+            for (;;) {
+                auto packet = protocol::receivePacket(connection.get());
+                if (!packet || packet->closed) {
+                    connection.reset();
+                    break;
+                }
+                if (packet->none) break;
+                answerPacket(*packet);
+            }
+        }
         if (items[0].revents & ZMQ_POLLIN) {
             zmq::message_t identity;
             while (router.recv(identity, zmq::recv_flags::dontwait)) {
@@ -273,7 +305,7 @@ void FakeDaemon::serve(zmq::socket_t router, UniqueFd listener, FakeDaemonBehavi
             }
         }
         if (items[1].revents & ZMQ_POLLIN) {
-            connection.reset(accept4(listener.get(), nullptr, nullptr, SOCK_CLOEXEC));
+            connection.reset(accept4(listener.get(), nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK));
             if (!behaviour.connection_refusal.empty()) {
                 builder.Clear();
                 const std::vector<flatbuffers::Offset<wire::BufferResult>> refusal{
@@ -298,13 +330,6 @@ void FakeDaemon::serve(zmq::socket_t router, UniqueFd listener, FakeDaemonBehavi
                                  wire::CreateTraceReplyDirect(builder, trace->request_id,
                                                               behaviour.trace_json.c_str())));
             trace = pending_traces.erase(trace);
-        }
-        if (connection.valid() && (items[2].revents & (ZMQ_POLLIN | ZMQ_POLLERR))) {
-            auto packet = protocol::receivePacket(connection.get());
-            if (!packet || packet->closed)
-                connection.reset();
-            else if (!packet->none)
-                answerPacket(*packet);
         }
     }
 }

@@ -38,6 +38,9 @@ struct FakeDaemonBehaviour {
     // `preparing_interval` apart (and after it), as framecld does while it tunes.
     int preparing_steps = 0;
     std::chrono::milliseconds preparing_interval{0};
+    // Every reply and Done comes after an Envelope that names its type and carries no
+    // table: a malformed message, which the library must ignore.
+    bool empty_messages_first = false;
 };
 
 // What one run of the fake saw, in order.

@@ -265,6 +265,24 @@ TEST_CASE("stats returns the daemon's JSON")
     std::free(json);
 }
 
+TEST_CASE("a message that names its type without the table is ignored, on either socket")
+{
+    // Each reply and Done comes after such an Envelope, which the verifier accepts.
+    ConnectedClient fixture({.empty_messages_first = true});
+    const framecl_frame_layout layout = r8Layout(16, 16);
+    const uint32_t session = fixture.openCopySession(16, 16);
+    const uint32_t buffer = fixture.registerBuffer(layout);
+    REQUIRE(framecl_submit(fixture.client, session, buffer, buffer, 3) == 0);
+    framecl_done done;
+    REQUIRE_MESSAGE(framecl_next_done(fixture.client, framecl::test::client_timeout_ms, &done) == 0,
+                    framecl_last_error(fixture.client));
+    CHECK(done.sequence == 3);
+    char* json = nullptr;
+    REQUIRE_MESSAGE(framecl_stats(fixture.client, &json) == 0, framecl_last_error(fixture.client));
+    CHECK(std::string(json) == R"({"daemon": {"version": "0.1.0"}})");
+    std::free(json);
+}
+
 TEST_CASE("a submit names a session and buffers the client has")
 {
     ConnectedClient fixture;
