@@ -91,7 +91,7 @@ int serve(config::Config config, const std::filesystem::path& file)
     notifier.ready(readyStatus(**server, **gpu));
     logger->info("framecld {} ready: {}", FRAMECL_VERSION, readyStatus(**server, **gpu));
 
-    loop.run([&]() {
+    const int exit_status = loop.run([&]() {
         auto fresh = load(file);
         if (!fresh) {
             logger->error("reload: keeping the running configuration; the new one has errors:\n{}",
@@ -109,8 +109,9 @@ int serve(config::Config config, const std::filesystem::path& file)
         logger->info("reload: {}", readyStatus(**server, **gpu));
         return readyStatus(**server, **gpu);
     });
-    (*server)->drain(std::chrono::seconds(5));
-    return 0;
+    if (exit_status == 0)
+        (*server)->drain(std::chrono::seconds(5));
+    return exit_status;
 }
 
 } // namespace

@@ -128,6 +128,8 @@ tl::expected<Server::PendingFrame, Server::Refusal> Server::acceptFrame(ClientSt
         fits = state.session->checkOutput(output_it->second->layout());
     if (!fits)
         return refuse(fits.error().message);
+    if (!gpu_lost_.empty())
+        return refuse(gpu_lost_);
     return PendingFrame{next_frame_serial_++, client.token, submit.session, submit.sequence, state.session,
                         input_it->second, output_it->second, submit.queued_ns,
                         state.deadline_ns ? submit.queued_ns + state.deadline_ns : 0};
@@ -199,6 +201,10 @@ void Server::admitHeld(ClientState& client)
 
 void Server::schedule()
 {
+    if (gpu_failed_)
+        checkGpuAfterFailure();
+    if (!gpu_lost_.empty())
+        return; // every frame has ended; the loop is stopping
     const uint64_t now = monotonicNs();
     expireWaitingFrames(now);
     feed_at_ns_ = 0;
@@ -236,6 +242,10 @@ void Server::schedule()
                 fed_one = true;
             }
         }
+        // A part that failed to enqueue: the probe first, before anything more goes to
+        // a device that may be lost.
+        if (gpu_failed_)
+            return schedule();
     }
     armSchedulerTimer();
 }
@@ -321,6 +331,7 @@ void Server::enqueueNextPart(uint64_t client_id)
     if (!event || last)
         fair_queue.pop(client_id); // `front` and `pending` go with it; `frame` stays
     if (!event) {
+        gpu_failed_ = true;
         abandonFrame(frame, event.error().message);
         return;
     }
@@ -446,8 +457,11 @@ void Server::completePart(const Completion& completion)
     }
     // A part that failed fails the frame, which still ends with its last part: the
     // parts behind it use its buffers until then.
-    if (completion.execution_status != CL_COMPLETE && frame.failure.empty())
-        frame.failure = fmt::format("the GPU failed the frame: {}", gpu::clErrorName(completion.execution_status));
+    if (completion.execution_status != CL_COMPLETE) {
+        gpu_failed_ = true;
+        if (frame.failure.empty())
+            frame.failure = fmt::format("the GPU failed the frame: {}", gpu::clErrorName(completion.execution_status));
+    }
     if (!part.last)
         return;
     InFlightFrame ended = std::move(frame);

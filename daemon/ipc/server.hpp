@@ -212,6 +212,12 @@ private:
     void closeBufferConnection(int fd);
 
     void onCompletions();
+    // After a frame failed on the GPU (gpu_loss.cpp): a probe tells a frame that failed
+    // alone from a lost device. Lost, every frame ends Failed with the reason and the
+    // loop stops for framecld to exit with EX_UNAVAILABLE, which the service manager
+    // restarts (docs/architecture.md, "A lost GPU").
+    void checkGpuAfterFailure();
+    void failEveryFrame(const std::string& reason);
     void completePart(const Completion& completion);
     void completeFrame(InFlightFrame frame, cl_int status, uint64_t callback_ns);
     void traceFrame(const ClientState& client, const InFlightFrame& frame);
@@ -273,6 +279,8 @@ private:
     uint64_t last_part_end_ns_ = 0; // when the last part seen to end ended, on CLOCK_MONOTONIC
     uint64_t next_part_serial_ = 1;
     uint64_t feed_at_ns_ = 0; // when the work ahead will have shrunk under the lead; 0: no frame waits
+    bool gpu_failed_ = false; // a frame failed on the GPU since the last probe
+    std::string gpu_lost_;    // why the device is lost; empty while it is not
     uint64_t next_frame_serial_ = 1;
     uint64_t next_client_id_ = 1;
     scheduler::PerfHintSwitch perf_hint_;

@@ -134,10 +134,12 @@ Catalog buildCatalog(const config::Config& config, std::shared_ptr<const PluginR
     }
     for (const auto& pipeline : config.pipelines) {
         auto definition = resolve(pipeline, registry, programs);
-        if (definition)
+        if (definition) {
             catalog.pipelines.push_back(std::move(*definition));
-        else
+        } else {
             catalog.problems.push_back(definition.error().message);
+            catalog.left_out.emplace(pipeline.name, definition.error().message);
+        }
     }
     return catalog;
 }

@@ -6,6 +6,7 @@
 // file and line; the others are offered. `framecld --check-config` fails on any
 // problem; the daemon logs them and serves the rest.
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,6 +21,9 @@ namespace framecl::pipeline {
 struct Catalog {
     std::vector<std::shared_ptr<const PipelineDefinition>> pipelines; // `copy` first
     std::vector<std::string> problems; // "file:line:column: pipeline 'p', stage 2 (x): ..."
+    // The config's pipelines that are not offered, each with its problem: what a client
+    // asking for one is told.
+    std::map<std::string, std::string> left_out;
 
     std::shared_ptr<const PipelineDefinition> find(const std::string& name) const;
 };

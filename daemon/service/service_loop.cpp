@@ -97,24 +97,33 @@ void ServiceLoop::onSignal(const std::function<std::string()>& reload)
         }
         log::get("daemon")->info("{}: stopping", strsignal(signo));
         notifier_.stopping();
-        stop_signal_ = signo;
+        stopping_ = true;
         return;
     }
 }
 
+void ServiceLoop::stop(int exit_status, const std::string& why)
+{
+    notifier_.status(why);
+    notifier_.stopping();
+    exit_status_ = exit_status;
+    stopping_ = true;
+}
+
 int ServiceLoop::run(const std::function<std::string()>& reload)
 {
-    stop_signal_ = 0;
+    stopping_ = false;
+    exit_status_ = 0;
     watch(signal_fd_.get(), [this, &reload] { onSignal(reload); });
     epoll_event events[32];
-    while (stop_signal_ == 0) {
+    while (!stopping_) {
         const int count = epoll_wait(epoll_fd_.get(), events, 32, -1);
         if (count < 0) {
             if (errno == EINTR)
                 continue;
             fatal("epoll_wait");
         }
-        for (int i = 0; i < count && stop_signal_ == 0; ++i) {
+        for (int i = 0; i < count && !stopping_; ++i) {
             // Looked up per event: an earlier handler of this batch may have unwatched it.
             auto it = handlers_.find(events[i].data.fd);
             if (it == handlers_.end())
@@ -124,7 +133,7 @@ int ServiceLoop::run(const std::function<std::string()>& reload)
         }
     }
     unwatch(signal_fd_.get());
-    return stop_signal_;
+    return exit_status_;
 }
 
 } // namespace framecl::service

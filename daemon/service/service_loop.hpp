@@ -29,10 +29,15 @@ public:
     void watch(int fd, std::function<void()> on_readable);
     void unwatch(int fd);
 
-    // Runs until SIGTERM or SIGINT. `reload` runs on SIGHUP between RELOADING=1 and
-    // READY=1 and returns the status text to announce. Returns the signal that ended
-    // the loop.
+    // Runs until SIGTERM or SIGINT, or until a handler calls stop(). `reload` runs on
+    // SIGHUP between RELOADING=1 and READY=1 and returns the status text to announce.
+    // Returns the daemon's exit status: 0 after a signal, or what stop() was given.
     int run(const std::function<std::string()>& reload);
+
+    // Ends the loop once the running handler returns, for the daemon to exit with
+    // `exit_status` (not 0: the service manager restarts it, framecld.service's
+    // Restart=on-failure); `why` goes to the service manager as its STATUS.
+    void stop(int exit_status, const std::string& why);
 
 private:
     void onSignal(const std::function<std::string()>& reload);
@@ -42,7 +47,8 @@ private:
     UniqueFd signal_fd_;
     UniqueFd watchdog_fd_;
     std::map<int, std::shared_ptr<std::function<void()>>> handlers_;
-    int stop_signal_ = 0;
+    bool stopping_ = false;
+    int exit_status_ = 0;
 };
 
 } // namespace framecl::service

@@ -9,8 +9,10 @@ using namespace std::chrono_literals;
 namespace framecl::test {
 
 RunningDaemon::RunningDaemon(const std::string& extra_toml, const std::string& daemon_keys,
-                             std::map<std::string, std::string> extra_env, std::chrono::seconds ready_timeout)
-    : socket_(dir_ / "framecl.sock"), env_(std::move(extra_env)), ready_timeout_(ready_timeout)
+                             std::map<std::string, std::string> extra_env, std::chrono::seconds ready_timeout,
+                             std::vector<std::string> launcher)
+    : socket_(dir_ / "framecl.sock"), env_(std::move(extra_env)), ready_timeout_(ready_timeout),
+      launcher_(std::move(launcher))
 {
     reconfigure(extra_toml, daemon_keys);
     notify_ = std::make_unique<NotifySocket>(dir_ / "notify.sock");
@@ -47,8 +49,12 @@ RunningDaemon::~RunningDaemon()
 
 void RunningDaemon::start()
 {
+    std::vector<std::string> command = launcher_;
+    for (const std::string& argument : {requireEnv("FRAMECL_DAEMON"), std::string("--config"), config_.string()})
+        command.push_back(argument);
+    exited_.reset();
     process_ = std::make_unique<ChildProcess>(
-        std::vector<std::string>{requireEnv("FRAMECL_DAEMON"), "--config", config_.string()},
+        command,
         [&] {
             auto env = env_;
             env["NOTIFY_SOCKET"] = notify_->path().string();
@@ -61,8 +67,19 @@ void RunningDaemon::start()
 
 // CHECK, not REQUIRE: this runs in the destructor too, where a throw would abort the
 // suite. A daemon that outlives the wait is killed with its ChildProcess.
+std::optional<ExitStatus> RunningDaemon::waitForExit(std::chrono::milliseconds timeout)
+{
+    if (!exited_)
+        exited_ = process_->wait(timeout);
+    return exited_;
+}
+
 void RunningDaemon::stop(int signo)
 {
+    if (exited_) {
+        process_.reset();
+        return;
+    }
     process_->signal(signo);
     const auto status = process_->wait(30s);
     CHECK_MESSAGE(status, "framecld did not stop after signal " << signo << ":\n" << process_->stderrText());

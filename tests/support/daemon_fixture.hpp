@@ -8,7 +8,9 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "child_process.hpp"
 #include "notify_socket.hpp"
@@ -29,9 +31,12 @@ public:
     // `extra_env` is added to the daemon's environment (WATCHDOG_USEC, say).
     // `ready_timeout` bounds each wait for READY=1 (building its programs, at start and
     // reload).
+    // `launcher`, when given, is a command that starts framecld's command line appended
+    // to it in the same process (as `unshare` does).
     explicit RunningDaemon(const std::string& extra_toml = "", const std::string& daemon_keys = "",
                            std::map<std::string, std::string> extra_env = {},
-                           std::chrono::seconds ready_timeout = std::chrono::seconds(60));
+                           std::chrono::seconds ready_timeout = std::chrono::seconds(60),
+                           std::vector<std::string> launcher = {});
     ~RunningDaemon();
 
     const std::filesystem::path& socket() const { return socket_; }
@@ -46,6 +51,9 @@ public:
     void stop(int signo = SIGTERM);
     // Starts it again on the same config and sockets; returns once READY=1.
     void start();
+    // Waits for the daemon to exit by itself; nothing if it still runs after `timeout`.
+    // Once it has, stop() and the destructor have nothing to stop.
+    std::optional<ExitStatus> waitForExit(std::chrono::milliseconds timeout);
 
     // Rewrites the config as the constructor did; the daemon reads it at reload().
     void reconfigure(const std::string& extra_toml, const std::string& daemon_keys = "");
@@ -62,6 +70,8 @@ private:
     std::filesystem::path socket_;
     std::map<std::string, std::string> env_;
     std::chrono::seconds ready_timeout_;
+    std::vector<std::string> launcher_;
+    std::optional<ExitStatus> exited_; // seen by waitForExit
     std::unique_ptr<NotifySocket> notify_;
     std::unique_ptr<ChildProcess> process_;
 };

@@ -1,0 +1,60 @@
+// A frame that failed on the GPU, and a GPU that is lost (docs/architecture.md,
+// "A lost GPU"). OpenCL has no "device lost" error: a driver that lost its context
+// fails the frames in flight with whatever error it chooses (CL_OUT_OF_RESOURCES on
+// NVIDIA), as it does a frame that failed alone. What tells the two apart is whether
+// the device still runs work afterwards.
+
+#include <sysexits.h>
+
+#include <fmt/format.h>
+
+#include "base/log.hpp"
+#include "gpu/device_probe.hpp"
+#include "ipc/frame_metrics.hpp"
+#include "ipc/server.hpp"
+
+namespace framecl::ipc {
+
+// Long enough for a busy device to reach the probe behind the work queued before it.
+constexpr auto probe_timeout = std::chrono::seconds(2);
+
+void Server::checkGpuAfterFailure()
+{
+    gpu_failed_ = false;
+    if (!gpu_lost_.empty())
+        return;
+    const auto probed = gpu::probeDevice(gpu_, probe_timeout);
+    if (probed) {
+        log::get("ipc")->warn("a frame failed on the GPU; the device still runs work, so the next frames go on");
+        return;
+    }
+    gpu_lost_ = fmt::format("the GPU is lost ({}); framecld exits for its service manager to restart it",
+                            probed.error().message);
+    log::get("ipc")->critical("{}", gpu_lost_);
+    failEveryFrame(gpu_lost_);
+    loop_.stop(EX_UNAVAILABLE, "failed: " + gpu_lost_);
+}
+
+void Server::failEveryFrame(const std::string& reason)
+{
+    // Those on the GPU first: their clients' in_flight counts their waiting ones too.
+    on_gpu_.clear();
+    while (!in_flight_.empty()) {
+        auto node = in_flight_.extract(in_flight_.begin());
+        node.mapped().failure = reason;
+        completeFrame(std::move(node.mapped()), CL_COMPLETE, monotonicNs());
+    }
+    for (auto& [token, client] : clients_) {
+        if (std::deque<PendingFrame>* waiting = fairQueueOf(client.id).waiting(client.id)) {
+            const std::deque<PendingFrame> frames = std::exchange(*waiting, {});
+            for (const PendingFrame& frame : frames)
+                if (!frame.started) // a started one ended with in_flight_
+                    endWaitingFrame(frame, wire::FrameStatus::Failed, reason);
+        }
+        for (const HeldSubmit& submit : std::exchange(client.held, {}))
+            sendDone(client, submit.session, submit.sequence,
+                     {wire::FrameStatus::Failed, reason, submit.queued_ns, 0, monotonicNs(), {}});
+    }
+}
+
+} // namespace framecl::ipc
