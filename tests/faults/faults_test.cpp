@@ -171,7 +171,7 @@ TEST_CASE("a frame whose event ends with CL_OUT_OF_RESOURCES fails alone; the de
     victimFailsAlone("status", "the GPU failed the frame: CL_OUT_OF_RESOURCES");
 }
 
-TEST_CASE("a buffer the GPU cannot import is refused with the call and error, and its fd is not kept")
+TEST_CASE("a buffer the GPU cannot import or create is refused with the call and error, and its fd is not kept")
 {
     FaultyDaemon faulty;
     Stream bystander(faulty.daemon, "bystander", "copy");
@@ -190,12 +190,23 @@ TEST_CASE("a buffer the GPU cannot import is refused with the call and error, an
     CHECK(openFds(faulty.daemon.pid()) == fds_before);
     bystander.framesOk(3);
 
+    // Every buffer: a session cannot be opened, and says why.
+    faulty.arm("create_buffer 0 " + std::to_string(CL_MEM_OBJECT_ALLOCATION_FAILURE));
+    uint32_t session = 0;
+    CHECK(framecl_open_session(client, "luma", DRM_FORMAT_ABGR8888, width, height, nullptr, 0, &session, nullptr) < 0);
+    const std::string open_error = framecl_last_error(client);
+    CHECK_MESSAGE(contains(open_error, "clCreateBuffer failed: CL_MEM_OBJECT_ALLOCATION_FAILURE"), open_error);
+    bystander.framesOk(3);
+
     faulty.arm("");
     CHECK_MESSAGE(framecl_register_buffer(client, fd.get(), &layout, &id) == 0, framecl_last_error(client));
     const auto now = stats(client);
     for (const auto& each : now["clients"])
-        if (each["name"] == "importer")
+        if (each["name"] == "importer") {
             CHECK(each["buffers"] == 1);
+            CHECK(each["sessions"].empty());
+            CHECK(each["session_bytes"] == 0);
+        }
 }
 
 TEST_CASE("a lost GPU fails every frame with the reason, and framecld exits with EX_UNAVAILABLE to be restarted")
