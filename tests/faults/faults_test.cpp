@@ -44,7 +44,7 @@ public:
         framecl_frame_layout out_layout{};
         REQUIRE_MESSAGE(framecl_open_session(client_, pipeline, fourcc, width, height, nullptr, 0, &session_,
                                              &out_layout) == 0,
-                        framecl_last_error(client_));
+                        std::string(framecl_last_error(client_)));
         out_size_ = framecl_layout_end(&out_layout);
         input_ = registerMemfd(client_, in_layout, in_size_, input_fd_);
         output_ = registerMemfd(client_, out_layout, out_size_, output_fd_);
@@ -199,7 +199,8 @@ TEST_CASE("a buffer the GPU cannot import or create is refused with the call and
     bystander.framesOk(3);
 
     faulty.arm("");
-    CHECK_MESSAGE(framecl_register_buffer(client, fd.get(), &layout, &id) == 0, framecl_last_error(client));
+    CHECK_MESSAGE(framecl_register_buffer(client, fd.get(), &layout, &id) == 0,
+                  std::string(framecl_last_error(client)));
     const auto now = stats(client);
     for (const auto& each : now["clients"])
         if (each["name"] == "importer") {
@@ -315,7 +316,7 @@ TEST_CASE("a cache directory that turns read-only, then fills up, costs warnings
     const auto openLuma = [&](framecl_client* client, uint32_t w, uint32_t h) {
         uint32_t session = 0;
         REQUIRE_MESSAGE(framecl_open_session(client, "luma", DRM_FORMAT_ABGR8888, w, h, nullptr, 0, &session, nullptr) == 0,
-                        framecl_last_error(client));
+                        std::string(framecl_last_error(client)));
     };
     Stream first(daemon, "first", "luma");
     first.framesOk(2);

@@ -73,6 +73,14 @@ Faults current()
     return faults;
 }
 
+// Preloaded into framecld alone: PoCL runs the linker as a child process, which must
+// not load this library (a sanitized build of it needs the sanitizer runtime that only
+// framecld has).
+__attribute__((constructor)) void stayOutOfChildren()
+{
+    unsetenv("LD_PRELOAD");
+}
+
 template <typename Function> Function real(const char* name)
 {
     return reinterpret_cast<Function>(dlsym(RTLD_NEXT, name));

@@ -84,10 +84,11 @@ void RunningDaemon::stop(int signo)
     const auto status = process_->wait(30s);
     CHECK_MESSAGE(status, "framecld did not stop after signal " << signo << ":\n" << process_->stderrText());
     if (status && signo == SIGTERM)
+        // doctest prints a const char* after the first as a pointer: a std::string.
         CHECK_MESSAGE((status->exited && status->code == 0),
-                      "framecld did not exit cleanly on SIGTERM (" << (status->exited ? "exit code " : "signal ")
-                                                                   << status->code << "):\n"
-                                                                   << process_->stderrText());
+                      "framecld did not exit cleanly on SIGTERM ("
+                          << std::string(status->exited ? "exit code " : "signal ") << status->code << "):\n"
+                          << process_->stderrText());
     process_.reset();
 }
 
