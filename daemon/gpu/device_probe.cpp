@@ -20,9 +20,10 @@ Result<void> probeDevice(const GpuContext& gpu, std::chrono::milliseconds timeou
     // A queue of its own: the lanes may hold the failed frame's commands, and what a
     // runtime does with commands behind a failed one is its own choice.
     cl_int err = CL_SUCCESS;
-    const cl::CommandQueue queue(clCreateCommandQueueWithProperties(gpu.context()(), gpu.device(), nullptr, &err));
+    const cl::CommandQueue queue(
+        gpu.vendor().clCreateCommandQueueWithProperties(gpu.context()(), gpu.device(), nullptr, &err));
     if (err != CL_SUCCESS)
-        return fail(clFailure("clCreateCommandQueue", err, "the device probe"));
+        return fail(clFailure("clCreateCommandQueueWithProperties", err, "the device probe"));
     const cl::Buffer buffer(gpu.context(), CL_MEM_READ_WRITE, sizeof(cl_uint), nullptr, &err);
     if (err != CL_SUCCESS)
         return fail(clFailure("clCreateBuffer", err, "the device probe"));

@@ -2,7 +2,7 @@
 // Whether the opened device still runs work, asked after a frame failed on it: a frame
 // can fail alone (its kernel ran out of resources), or because the device is lost (a
 // GPU fault or hang that the driver could not recover the context from), after which
-// every frame fails (docs/architecture.md, "A lost GPU").
+// every frame fails (docs/architecture.md, "A failed frame and a lost GPU").
 
 #include <chrono>
 

@@ -1,5 +1,5 @@
-// A frame that failed on the GPU, and a GPU that is lost (docs/architecture.md,
-// "A lost GPU"). OpenCL has no "device lost" error: a driver that lost its context
+// A frame that failed on the GPU, and a GPU that is lost (docs/architecture.md, "A
+// failed frame and a lost GPU"). OpenCL has no "device lost" error: a driver that lost its context
 // fails the frames in flight with whatever error it chooses (CL_OUT_OF_RESOURCES on
 // NVIDIA), as it does a frame that failed alone. What tells the two apart is whether
 // the device still runs work afterwards.
@@ -37,7 +37,8 @@ void Server::checkGpuAfterFailure()
 
 void Server::failEveryFrame(const std::string& reason)
 {
-    // Those on the GPU first: their clients' in_flight counts their waiting ones too.
+    // The started frames first: one whose parts are not all enqueued is also at the
+    // front of its client's queue, where it is passed over below.
     on_gpu_.clear();
     while (!in_flight_.empty()) {
         auto node = in_flight_.extract(in_flight_.begin());

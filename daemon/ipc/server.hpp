@@ -215,7 +215,7 @@ private:
     // After a frame failed on the GPU (gpu_loss.cpp): a probe tells a frame that failed
     // alone from a lost device. Lost, every frame ends Failed with the reason and the
     // loop stops for framecld to exit with EX_UNAVAILABLE, which the service manager
-    // restarts (docs/architecture.md, "A lost GPU").
+    // restarts (docs/architecture.md, "A failed frame and a lost GPU").
     void checkGpuAfterFailure();
     void failEveryFrame(const std::string& reason);
     void completePart(const Completion& completion);
