@@ -300,6 +300,13 @@ TEST_CASE("under a kernel budget a light frame starts between a heavy frame's ti
         // machine's delays in waking the processes.
         const double bound_ms = 3 * tile_ms + 20;
         MESSAGE("light p99 ", p99, " ms; bound ", bound_ms, " ms (longest heavy tile ", tile_ms, " ms)");
+        // Where the slowest frame's time went, for a failure to say: waiting for the GPU
+        // (queued to start), or after it (start to end).
+        const auto slowest = std::max_element(dones.begin(), dones.end(), [](const auto& a, const auto& b) {
+            return a.end_ns - a.queued_ns < b.end_ns - b.queued_ns;
+        });
+        MESSAGE("slowest light frame ", slowest->sequence, ": waited ", double(slowest->start_ns - slowest->queued_ns) / 1e6,
+                " ms, then ", double(slowest->end_ns - slowest->start_ns) / 1e6, " ms to its Done");
         CHECK(p99 < bound_ms);
 
         // In the trace, a light frame's dispatch between two tiles of one heavy frame.
