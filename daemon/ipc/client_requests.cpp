@@ -93,14 +93,14 @@ void Server::onOpenSession(ClientState& client, const wire::OpenSession& request
     }
 
     auto definition = catalog_.find(name);
-    if (const auto left_out = catalog_.left_out.find(name); !definition && left_out != catalog_.left_out.end()) {
-        // Its first line: a kernel that did not build goes on with the compiler's log.
-        const std::string& problem = left_out->second;
-        sendError(client.identity, request_id,
-                  fmt::format("pipeline '{}' is not offered: {}", name, problem.substr(0, problem.find('\n'))));
-        return;
-    }
     if (!definition) {
+        if (const auto left_out = catalog_.left_out.find(name); left_out != catalog_.left_out.end()) {
+            // Its first line: a kernel that did not build goes on with the compiler's log.
+            const std::string& problem = left_out->second;
+            sendError(client.identity, request_id,
+                      fmt::format("pipeline '{}' is not offered: {}", name, problem.substr(0, problem.find('\n'))));
+            return;
+        }
         std::string known;
         for (const auto& p : catalog_.pipelines)
             known += (known.empty() ? "" : ", ") + p->name;

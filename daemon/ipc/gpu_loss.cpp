@@ -1,8 +1,8 @@
 // A frame that failed on the GPU, and a GPU that is lost (docs/architecture.md, "A
-// failed frame and a lost GPU"). OpenCL has no "device lost" error: a driver that lost its context
-// fails the frames in flight with whatever error it chooses (CL_OUT_OF_RESOURCES on
-// NVIDIA), as it does a frame that failed alone. What tells the two apart is whether
-// the device still runs work afterwards.
+// failed frame and a lost GPU"). OpenCL has no "device lost" error: a driver that lost
+// its context fails the frames in flight with whatever error it chooses
+// (CL_OUT_OF_RESOURCES on NVIDIA), as it does a frame that failed alone. What tells the
+// two apart is whether the device still runs work afterwards.
 
 #include <sysexits.h>
 
@@ -17,14 +17,21 @@ namespace framecl::ipc {
 
 // Long enough for a busy device to reach the probe behind the work queued before it.
 constexpr auto probe_timeout = std::chrono::seconds(2);
+// The probe waits on the loop, for as long as the device takes to reach it: after one
+// that passed, no other for this long, so that a session whose kernel fails on every
+// frame does not hold the other clients up at each one. A lost device fails every
+// frame, so the first failure after it is probed.
+constexpr auto probe_interval = std::chrono::seconds(1);
 
 void Server::checkGpuAfterFailure()
 {
     gpu_failed_ = false;
-    if (!gpu_lost_.empty())
+    const auto now = std::chrono::steady_clock::now();
+    if (!gpu_lost_.empty() || now - gpu_probe_passed_ < probe_interval)
         return;
     const auto probed = gpu::probeDevice(gpu_, probe_timeout);
     if (probed) {
+        gpu_probe_passed_ = now;
         log::get("ipc")->warn("a frame failed on the GPU; the device still runs work, so the next frames go on");
         return;
     }

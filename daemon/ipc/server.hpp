@@ -280,6 +280,7 @@ private:
     uint64_t next_part_serial_ = 1;
     uint64_t feed_at_ns_ = 0; // when the work ahead will have shrunk under the lead; 0: no frame waits
     bool gpu_failed_ = false; // a frame failed on the GPU since the last probe
+    std::chrono::steady_clock::time_point gpu_probe_passed_{}; // when a probe last found the device working
     std::string gpu_lost_;    // why the device is lost; empty while it is not
     uint64_t next_frame_serial_ = 1;
     uint64_t next_client_id_ = 1;

@@ -9,7 +9,6 @@
 //   status <kernel> <status>     events of <kernel>'s enqueues end with <status> (< 0):
 //                                clGetEventInfo reports it, clWaitForEvents fails
 //   create_buffer <flags> <error>  clCreateBuffer with every bit of <flags> set fails
-//   build <error>                clBuildProgram returns <error>
 //   lost                         the device is gone: every enqueue, clFinish and wait
 //                                fails, every event ends with CL_OUT_OF_RESOURCES
 // The vendor's clEnqueueCommandBufferKHR, which framecld looks up through
@@ -40,7 +39,6 @@ struct Faults {
     std::vector<KernelFault> enqueue, status;
     cl_mem_flags create_buffer_flags = 0;
     cl_int create_buffer_error = CL_SUCCESS;
-    cl_int build_error = CL_SUCCESS;
     bool lost = false;
 };
 
@@ -64,8 +62,6 @@ Faults current()
                 (what == "enqueue" ? faults.enqueue : faults.status).push_back(fault);
         } else if (what == "create_buffer") {
             words >> std::hex >> faults.create_buffer_flags >> std::dec >> faults.create_buffer_error;
-        } else if (what == "build") {
-            words >> faults.build_error;
         } else if (what == "lost") {
             faults.lost = true;
         }
@@ -247,16 +243,6 @@ CL_API_ENTRY cl_mem CL_API_CALL clCreateBuffer(cl_context context, cl_mem_flags 
         return nullptr;
     }
     return forward(context, flags, size, host, error);
-}
-
-CL_API_ENTRY cl_int CL_API_CALL clBuildProgram(cl_program program, cl_uint device_count, const cl_device_id* devices,
-                                               const char* options,
-                                               void(CL_CALLBACK* notify)(cl_program, void*), void* user_data)
-{
-    static const auto forward = real<decltype(&clBuildProgram)>("clBuildProgram");
-    if (const cl_int error = current().build_error; error != CL_SUCCESS)
-        return error;
-    return forward(program, device_count, devices, options, notify, user_data);
 }
 
 } // extern "C"

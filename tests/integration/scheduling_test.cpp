@@ -305,8 +305,9 @@ TEST_CASE("under a kernel budget a light frame starts between a heavy frame's ti
         const auto slowest = std::max_element(dones.begin(), dones.end(), [](const auto& a, const auto& b) {
             return a.end_ns - a.queued_ns < b.end_ns - b.queued_ns;
         });
-        MESSAGE("slowest light frame ", slowest->sequence, ": waited ", double(slowest->start_ns - slowest->queued_ns) / 1e6,
-                " ms, then ", double(slowest->end_ns - slowest->start_ns) / 1e6, " ms to its Done");
+        MESSAGE("slowest light frame ", slowest->sequence, ": waited ",
+                double(slowest->start_ns - slowest->queued_ns) / 1e6, " ms, then ",
+                double(slowest->end_ns - slowest->start_ns) / 1e6, " ms to its Done");
         CHECK(p99 < bound_ms);
 
         // In the trace, a light frame's dispatch between two tiles of one heavy frame.

@@ -65,8 +65,6 @@ void RunningDaemon::start()
     REQUIRE_MESSAGE(ready, "framecld did not become ready:\n" << process_->stderrText());
 }
 
-// CHECK, not REQUIRE: this runs in the destructor too, where a throw would abort the
-// suite. A daemon that outlives the wait is killed with its ChildProcess.
 std::optional<ExitStatus> RunningDaemon::waitForExit(std::chrono::milliseconds timeout)
 {
     if (!exited_)
@@ -74,6 +72,8 @@ std::optional<ExitStatus> RunningDaemon::waitForExit(std::chrono::milliseconds t
     return exited_;
 }
 
+// CHECK, not REQUIRE: this runs in the destructor too, where a throw would abort the
+// suite. A daemon that outlives the wait is killed with its ChildProcess.
 void RunningDaemon::stop(int signo)
 {
     if (exited_) {
