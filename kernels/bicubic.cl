@@ -40,30 +40,12 @@
 // 4-row window), so it does not run into the register spilling that guide §10.3.4
 // saw when a work item took more outputs.
 
-// Border rules, numbered as `border_modes` in plugins/plugin_support.hpp.
-#define BORDER_REPLICATE 0u
-#define BORDER_REFLECT101 1u
-#define BORDER_CONSTANT 2u
+// Border rules: framecl_border_index and FRAMECL_BORDER_* (kernels/prelude.cl, which the
+// daemon builds in front of this file).
 
 // Output rows per work item of the strip kernels (plugins/bicubic/bicubic.cpp's
 // strip_rows).
 #define STRIP_ROWS 8
-
-// The index inside [0, size) that stands for `i` under `border`, or -1 outside the
-// input under a constant border (the caller then uses the border value). Taps reach
-// two pixels past an edge, which reflect101 on an image of one or two pixels maps
-// through the period 2 (size - 1).
-int border_index(int i, int size, uint border)
-{
-    if (i >= 0 && i < size) return i;
-    if (border == BORDER_CONSTANT) return -1;
-    if (border == BORDER_REPLICATE) return clamp(i, 0, size - 1);
-    if (size == 1) return 0;
-    const int period = 2 * (size - 1);
-    int m = i % period;
-    if (m < 0) m += period;
-    return m < size ? m : period - m;
-}
 
 // The first tap (floor(fx) - 1) and the fraction t = frac(fx) of output coordinate `o`
 // of an axis scaled from in_size to out_size, where fx = (o + 0.5) in_size / out_size
@@ -103,7 +85,7 @@ float4 weights(float t, float a)
 __global const uchar* inputRow(__global const uchar* src, uint src_offset, uint src_stride, int y,
                                uint height, uint border)
 {
-    const int row = border_index(y, (int)height, border);
+    const int row = framecl_border_index(y, (int)height, border);
     return row < 0 ? 0 : src + src_offset + (uint)row * src_stride;
 }
 
@@ -111,10 +93,10 @@ __global const uchar* inputRow(__global const uchar* src, uint src_offset, uint 
 // value).
 int4 tapColumns(int first, uint width, uint border)
 {
-    return (int4)(border_index(first, (int)width, border),
-                  border_index(first + 1, (int)width, border),
-                  border_index(first + 2, (int)width, border),
-                  border_index(first + 3, (int)width, border));
+    return (int4)(framecl_border_index(first, (int)width, border),
+                  framecl_border_index(first + 1, (int)width, border),
+                  framecl_border_index(first + 2, (int)width, border),
+                  framecl_border_index(first + 3, (int)width, border));
 }
 
 // R8: the taps of `columns` in `row`, the border value where a column is -1.

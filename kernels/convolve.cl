@@ -36,30 +36,8 @@
 //                     16 x kernel_height / 8 = 2 x kernel_height bytes, writes 1 (a
 //                     vstore8 per work item)
 
-// Border rules, numbered as border_modes in plugins/plugin_support.hpp.
-#define BORDER_REPLICATE 0u
-#define BORDER_REFLECT101 1u
-#define BORDER_CONSTANT 2u
-
-// The index inside [0, size) that stands for `i` under `border`, or -1 outside the
-// image under a constant border (the caller then uses the border value).
-int border_index(int i, int size, uint border)
-{
-    if (i >= 0 && i < size)
-        return i;
-    if (border == BORDER_CONSTANT)
-        return -1;
-    if (border == BORDER_REPLICATE)
-        return clamp(i, 0, size - 1);
-    if (size == 1)
-        return 0;
-    // Reflect101 repeats with period 2 (size - 1), for windows wider than the image.
-    const int period = 2 * (size - 1);
-    int m = i % period;
-    if (m < 0)
-        m += period;
-    return m < size ? m : period - m;
-}
+// Border rules: framecl_border_index and FRAMECL_BORDER_* (kernels/prelude.cl, which the
+// daemon builds in front of this file).
 
 // direct: one work item per pixel, weights[j * kernel_width + i] the scaled weight of
 // window row j, column i.
@@ -80,7 +58,7 @@ __kernel void convolve_direct(__global const uchar* restrict src, uint src_offse
     float sum = 0.0f;
     for (int j = 0; j < (int)kernel_height; ++j) {
         __constant float* w = weights + j * kernel_width;
-        const int sy = border_index(top + j, height, border);
+        const int sy = framecl_border_index(top + j, height, border);
         if (sy < 0) {
             for (int i = 0; i < (int)kernel_width; ++i)
                 sum = mad(w[i], outside, sum);
@@ -88,7 +66,7 @@ __kernel void convolve_direct(__global const uchar* restrict src, uint src_offse
         }
         __global const uchar* row = src + src_offset + (uint)sy * src_stride;
         for (int i = 0; i < (int)kernel_width; ++i) {
-            const int sx = border_index(left + i, width, border);
+            const int sx = framecl_border_index(left + i, width, border);
             sum = mad(w[i], sx < 0 ? outside : (float)row[sx], sum);
         }
     }
@@ -112,7 +90,7 @@ __kernel void convolve_rows(__global const uchar* restrict src, uint src_offset,
     const float outside = (float)border_value;
     float sum = 0.0f;
     for (int i = 0; i < (int)kernel_width; ++i) {
-        const int sx = border_index(left + i, width, border);
+        const int sx = framecl_border_index(left + i, width, border);
         sum = mad(weights[i], sx < 0 ? outside : (float)row[sx], sum);
     }
     ((__global float*)(sums + sums_offset + y * sums_stride))[x] = sum;
@@ -135,7 +113,7 @@ __kernel void convolve_columns(__global const uchar* restrict sums, uint sums_of
     const int top = (int)y - (int)(kernel_height / 2);
     float sum = 0.0f;
     for (int j = 0; j < (int)kernel_height; ++j) {
-        const int sy = border_index(top + j, height, border);
+        const int sy = framecl_border_index(top + j, height, border);
         const float horizontal =
             sy < 0 ? border_row : ((__global const float*)(sums + sums_offset + (uint)sy * sums_stride))[x];
         sum = mad(weights[j], horizontal, sum);
@@ -149,7 +127,7 @@ float16 border_pixels16(__global const uchar* row, int left, int width, uint bor
 {
     float p[16];
     for (int i = 0; i < 16; ++i) {
-        const int sx = border_index(left + i, width, border);
+        const int sx = framecl_border_index(left + i, width, border);
         p[i] = sx < 0 ? outside : (float)row[sx];
     }
     return vload16(0, p);
@@ -215,7 +193,7 @@ __kernel void convolve_row8(__global const uchar* restrict src, uint src_offset,
     float8 sum = 0.0f;
     for (int j = 0; j < (int)kernel_height; ++j) {
         __constant float* w = weights + j * kernel_width;
-        const int sy = border_index(top + j, height, border);
+        const int sy = framecl_border_index(top + j, height, border);
         float16 p;
         if (sy < 0) {
             p = (float16)(outside);
@@ -278,7 +256,7 @@ __kernel void convolve_columns8(__global const uchar* restrict sums, uint sums_o
     const bool whole = x0 + 8 <= width;
     float8 sum = 0.0f;
     for (int j = 0; j < (int)kernel_height; ++j) {
-        const int sy = border_index(top + j, height, border);
+        const int sy = framecl_border_index(top + j, height, border);
         float8 horizontal = (float8)(border_row);
         if (sy >= 0) {
             __global const float* row = (__global const float*)(sums + sums_offset + (uint)sy * sums_stride);

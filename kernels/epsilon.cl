@@ -53,10 +53,8 @@ typedef float4 real4;
 #define convert_real4 convert_float4
 #endif
 
-// The values of `border`, in the order of the plugin's `borders`.
-#define BORDER_REPLICATE 0
-#define BORDER_REFLECT101 1
-#define BORDER_CONSTANT 2
+// Border rules: framecl_border_index and FRAMECL_BORDER_* (kernels/prelude.cl, which the
+// daemon builds in front of this file).
 
 // Pixels x0 - SPAN_LEFT .. x0 + 11 of a row: the windows of the four outputs x0 .. x0 + 3
 // at radius 7, the largest, loaded as 16 bytes and 4.
@@ -67,25 +65,8 @@ typedef float4 real4;
 #define EXPONENT_2_23 0x4B000000u
 #define FLOAT_2_23 8388608.0f
 
-// The index inside [0, size) that stands for `i`, or -1 where a constant border gives
-// the border value. Reflect101 repeats for windows wider than the image.
-int border_index(int i, int size, uint border)
-{
-    if (i >= 0 && i < size)
-        return i;
-    if (border == BORDER_CONSTANT)
-        return -1;
-    if (border == BORDER_REPLICATE || size == 1)
-        return clamp(i, 0, size - 1);
-    const int period = 2 * (size - 1);
-    int m = i % period;
-    if (m < 0)
-        m += period;
-    return m < size ? m : period - m;
-}
-
 // Pixels x0 - SPAN_LEFT .. x0 - SPAN_LEFT + SPAN - 1 of row `row` (an index from
-// border_index, -1 for a row of the constant border) into `span` as the floats 2^23 + p.
+// framecl_border_index, -1 for a row of the constant border) into `span` as the floats 2^23 + p.
 // Work items away from the left and right edges take two vector loads; the others map
 // each pixel.
 void load_row(__global const uchar* restrict src, uint src_offset, uint src_stride, int width,
@@ -99,7 +80,7 @@ void load_row(__global const uchar* restrict src, uint src_offset, uint src_stri
         return;
     }
     for (int k = 0; k < SPAN; ++k) {
-        const int column = border_index(left + k, width, border);
+        const int column = framecl_border_index(left + k, width, border);
         const uint p =
             row < 0 || column < 0 ? border_value : src[src_offset + row * src_stride + column];
         span[k] = as_float(p | EXPONENT_2_23);
@@ -136,9 +117,9 @@ __kernel void epsilon_baseline(__global const uchar* restrict src, uint src_offs
     const float t = threshold;
     float sum = 0.0f, count = 0.0f;
     for (int dy = -r; dy <= r; ++dy) {
-        const int row = border_index(y + dy, h, border);
+        const int row = framecl_border_index(y + dy, h, border);
         for (int dx = -r; dx <= r; ++dx) {
-            const int column = border_index(x + dx, w, border);
+            const int column = framecl_border_index(x + dx, w, border);
             const float p = row < 0 || column < 0
                                 ? (float)border_value
                                 : (float)src[src_offset + row * src_stride + column];
@@ -173,7 +154,7 @@ void packed_body(__global const uchar* restrict src, uint src_offset, uint src_s
     const float4 t = (float)threshold;
     float4 sum = 0.0f, count = 0.0f;
     for (int dy = -r; dy <= r; ++dy) {
-        load_row(src, src_offset, src_stride, w, border_index(y + dy, h, border), x0, border,
+        load_row(src, src_offset, src_stride, w, framecl_border_index(y + dy, h, border), x0, border,
                  border_value, span);
         float values[SPAN];
 #pragma unroll
@@ -213,7 +194,7 @@ void branchless_body(__global const uchar* restrict src, uint src_offset, uint s
     const float4 t = (float)threshold;
     float4 total = 0.0f;
     for (int dy = -r; dy <= r; ++dy) {
-        load_row(src, src_offset, src_stride, w, border_index(y + dy, h, border), x0, border,
+        load_row(src, src_offset, src_stride, w, framecl_border_index(y + dy, h, border), x0, border,
                  border_value, span);
         float weighted[SPAN]; // p + 2^16
 #pragma unroll
@@ -249,7 +230,7 @@ void half_body(__global const uchar* restrict src, uint src_offset, uint src_str
     const real4 t = (real)threshold;
     float4 sum = 0.0f, count = 0.0f;
     for (int dy = -r; dy <= r; ++dy) {
-        load_row(src, src_offset, src_stride, w, border_index(y + dy, h, border), x0, border,
+        load_row(src, src_offset, src_stride, w, framecl_border_index(y + dy, h, border), x0, border,
                  border_value, span);
         real values[SPAN];
 #pragma unroll
@@ -283,11 +264,11 @@ void half_body(__global const uchar* restrict src, uint src_offset, uint src_str
 // The bits of the float 2^16 = COUNT_UNIT, whose mantissa steps by 2^-7.
 #define EXPONENT_2_16 0x47800000u
 
-// Row `row` (an index from border_index, -1 for a row of the constant border) into
+// Row `row` (an index from framecl_border_index, -1 for a row of the constant border) into
 // `weighted`. Work items away from the left and right edges load the row's bytes as
 // words: with 8-byte loads where `aligned` (the offset and the stride multiples of 8, so
 // that x0 - WIDE_LEFT, a multiple of 8, starts an aligned word in every row), else with
-// vload4 on the byte pointer; the others map each pixel through border_index.
+// vload4 on the byte pointer; the others map each pixel through framecl_border_index.
 static inline __attribute__((always_inline))
 void wide_load_row(__global const uchar* restrict src, uint src_offset, uint src_stride, int width,
                    int row, int x0, uint border, uint border_value, bool aligned, const int n,
@@ -318,7 +299,7 @@ void wide_load_row(__global const uchar* restrict src, uint src_offset, uint src
         return;
     }
     for (int k = 0; k < span; ++k) {
-        const int column = border_index(left + k, width, border);
+        const int column = framecl_border_index(left + k, width, border);
         const uint p =
             row < 0 || column < 0 ? border_value : src[src_offset + row * src_stride + column];
         weighted[k] = (float)p + COUNT_UNIT;
@@ -401,7 +382,7 @@ void wide_body(__global const uchar* restrict src, uint src_offset, uint src_str
     float c[WIDE_ROWS_MAX][16], total[WIDE_ROWS_MAX][16];
 #pragma unroll
     for (int j = 0; j < m; ++j) {
-        wide_load_row(src, src_offset, src_stride, w, border_index(y0 + j, h, border), x0, border,
+        wide_load_row(src, src_offset, src_stride, w, framecl_border_index(y0 + j, h, border), x0, border,
                       border_value, aligned, n, weighted);
 #pragma unroll
         for (int i = 0; i < n; ++i) {
@@ -411,7 +392,7 @@ void wide_body(__global const uchar* restrict src, uint src_offset, uint src_str
     }
     const float t1 = (float)threshold + 1.0f;
     for (int dy = -r; dy <= r + m - 1; ++dy) {
-        wide_load_row(src, src_offset, src_stride, w, border_index(y0 + dy, h, border), x0, border,
+        wide_load_row(src, src_offset, src_stride, w, framecl_border_index(y0 + dy, h, border), x0, border,
                       border_value, aligned, n, weighted);
 #pragma unroll
         for (int j = 0; j < m; ++j)

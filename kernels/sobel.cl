@@ -42,10 +42,8 @@
 // one-pixel path for each of their outputs: 9 bytes per output.
 // Short vectors hold the sums (§10.4.4: "short type is preferred"): |gx|, |gy| <= 1020.
 
-// `border`: the index of the value in `borders` of plugins/sobel/sobel.cpp.
-#define BORDER_REPLICATE 0u
-#define BORDER_REFLECT101 1u
-#define BORDER_CONSTANT 2u
+// Border rules: framecl_border_index and FRAMECL_BORDER_* (kernels/prelude.cl, which the
+// daemon builds in front of this file).
 
 // `result` (plugins/sobel/sobel.cpp, enum Result).
 #define RESULT_GX 0u
@@ -56,26 +54,16 @@
 // 255.5² = 65280.25: a larger sum of squares rounds to 256 or more, saturated to 255.
 #define L2_SATURATED 65281
 
-// The index inside [0, size) that stands for i in [-1, size] (a 3x3 window reaches
-// one pixel past each edge) under replicate (aaa|abcd|ddd) or reflect101
-// (cb|abcd|cb; a one-pixel image reflects onto itself).
-int borderIndex(int i, int size, uint border)
-{
-    if (i < 0)
-        return border == BORDER_REPLICATE ? 0 : min(1, size - 1);
-    if (i >= size)
-        return border == BORDER_REPLICATE ? size - 1 : max(size - 2, 0);
-    return i;
-}
-
+// Pixel (x, y), where a 3x3 window reaches one pixel past each edge, under `border`
+// (framecl_border_index in kernels/prelude.cl).
 int pixelAt(__global const uchar* src, uint src_offset, uint src_stride, int width, int height,
             int x, int y, uint border, uint border_value)
 {
-    if (border == BORDER_CONSTANT && (x < 0 || x >= width || y < 0 || y >= height))
+    const int row = framecl_border_index(y, height, border);
+    const int column = framecl_border_index(x, width, border);
+    if (row < 0 || column < 0)
         return (int)border_value;
-    const uint row = (uint)borderIndex(y, height, border);
-    const uint column = (uint)borderIndex(x, width, border);
-    return src[src_offset + row * src_stride + column];
+    return src[src_offset + (uint)row * src_stride + (uint)column];
 }
 
 // The pixels x - 1, x, x + 1 of row y, borders applied.
@@ -322,10 +310,10 @@ LanePass lanePassAt(__global const uchar* src, uint src_offset, uint src_stride,
         return lanePass(load16(at, aligned), at[-1], at[16]);
     }
     uint4 pixels;
-    if (border == BORDER_CONSTANT && (y < 0 || y >= height))
+    if (border == FRAMECL_BORDER_CONSTANT && (y < 0 || y >= height))
         pixels = (uint4)(border_value * 0x01010101u);
     else
-        pixels = load16(src + src_offset + (uint)borderIndex(y, height, border) * src_stride +
+        pixels = load16(src + src_offset + (uint)framecl_border_index(y, height, border) * src_stride +
                             (uint)x0,
                         aligned);
     const uint before =

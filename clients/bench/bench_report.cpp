@@ -48,6 +48,10 @@ nlohmann::json json(const Report& report)
                           {"copy_fraction", report.copy_gbs > 0 ? m.gigabytesPerSecond() / report.copy_gbs : 0}});
             if (m.speedup > 0)
                 entry["speedup"] = m.speedup;
+            if (m.wall_median_ns > 0)
+                entry["wall_median_ns"] = m.wall_median_ns;
+            if (!m.output_file.empty())
+                entry.update({{"input_file", m.input_file}, {"output_file", m.output_file}, {"output", m.output}});
         }
         measurements.push_back(entry);
     }

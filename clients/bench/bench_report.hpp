@@ -14,12 +14,18 @@ struct Measurement {
     std::string filter;  // the case's name
     std::string input;   // "R8 1920x1080"
     std::string variant; // the plugin's name for it; "tuned: ..." for the tuner's choice
-    uint64_t median_ns = 0;
+    uint64_t median_ns = 0;   // GPU time
     uint64_t min_ns = 0;
     uint64_t max_ns = 0;
     uint64_t frame_bytes = 0; // input plus output, tightly packed
     double speedup = 0;       // baseline's median over this one's; 0 without a baseline
     std::string error;        // why it did not run; the numbers are then 0
+    uint64_t wall_median_ns = 0; // on the host, enqueue to completion (clFinish)
+    // With --dump: the files holding the input frame and this measurement's output,
+    // tightly packed, and the output's shape.
+    std::string input_file;
+    std::string output_file;
+    std::string output; // "R8 960x540"
 
     double gigabytesPerSecond() const { return median_ns ? double(frame_bytes) / double(median_ns) : 0; }
 };

@@ -48,6 +48,7 @@ struct Options {
     int budget_frames = 10;
     std::string markdown_file;
     std::string json_file;
+    std::string dump_dir; // --dump: input and output frames of each case's last measurement
 };
 
 std::string tomlList(const std::vector<std::string>& items)
@@ -134,30 +135,71 @@ std::string choiceText(const pipeline::StageChoice& choice)
     return fmt::format("{}work group {}x{}", variant, choice.local[0], choice.local[1]);
 }
 
+// A row for a case that did not run, saying why.
+Measurement notRun(const std::string& filter, const pipeline::FrameShape& input, std::string why)
+{
+    Measurement m;
+    m.filter = filter;
+    m.input = pipeline::describe(input);
+    m.variant = "-";
+    m.error = std::move(why);
+    return m;
+}
+
 Measurement measure(pipeline::StageTimer& timer, const std::string& filter, const std::string& variant,
                     const pipeline::StageChoice& choice, const Options& options)
 {
-    Measurement m{filter, pipeline::describe(timer.input()), variant, 0, 0, 0, 0, 0, {}};
+    Measurement m;
+    m.filter = filter;
+    m.input = pipeline::describe(timer.input());
+    m.variant = variant;
     auto times = timer.time(choice, options.warmup, options.runs);
     if (!times) {
         m.error = times.error().message;
         return m;
     }
-    m.median_ns = pipeline::median(*times);
-    m.min_ns = *std::min_element(times->begin(), times->end());
-    m.max_ns = *std::max_element(times->begin(), times->end());
+    m.median_ns = pipeline::median(times->gpu_ns);
+    m.min_ns = *std::min_element(times->gpu_ns.begin(), times->gpu_ns.end());
+    m.max_ns = *std::max_element(times->gpu_ns.begin(), times->gpu_ns.end());
+    m.wall_median_ns = pipeline::median(times->wall_ns);
     m.frame_bytes = timer.frameBytes();
     return m;
 }
 
+// With --dump, writes the timer's input frame and last output to the dump directory,
+// named after the case and size, and records them in `m`: a reader (compare_opencv.py)
+// checks the output against another implementation's on the same input.
+void dumpFrames(const pipeline::StageTimer& timer, const std::string& slug, const Options& options, Measurement& m)
+{
+    if (options.dump_dir.empty() || !m.error.empty())
+        return;
+    auto input = timer.inputBytes();
+    auto output = timer.outputBytes();
+    if (!input || !output) {
+        m.error = (!input ? input.error() : output.error()).message;
+        return;
+    }
+    const std::filesystem::path dir(options.dump_dir);
+    std::filesystem::create_directories(dir);
+    m.input_file = (dir / (slug + ".in")).string();
+    m.output_file = (dir / (slug + ".out")).string();
+    std::ofstream(m.input_file, std::ios::binary).write(reinterpret_cast<const char*>(input->data()),
+                                                         std::streamsize(input->size()));
+    std::ofstream(m.output_file, std::ios::binary).write(reinterpret_cast<const char*>(output->data()),
+                                                          std::streamsize(output->size()));
+    m.output = pipeline::describe(timer.output());
+}
+
 // Every variant of `definition`'s stage on frames of `input`, the first the baseline;
-// with --tune, then the tuner's choice.
+// with --tune, then the tuner's choice. With --dump, the frames of the last measurement
+// are written under `slug`.
 void benchStage(const gpu::GpuContext& gpu, const pipeline::PipelineDefinition& definition,
-                const pipeline::FrameShape& input, const std::string& filter, const Options& options, Report& report)
+                const pipeline::FrameShape& input, const std::string& filter, const std::string& slug,
+                const Options& options, Report& report)
 {
     auto timer = pipeline::StageTimer::open(gpu, pipeline::singleStage(definition, 0), input);
     if (!timer) {
-        report.measurements.push_back({filter, pipeline::describe(input), "-", 0, 0, 0, 0, 0, timer.error().message});
+        report.measurements.push_back(notRun(filter, input, timer.error().message));
         return;
     }
     const pipeline::StageDefinition& stage = definition.stages[0];
@@ -177,8 +219,10 @@ void benchStage(const gpu::GpuContext& gpu, const pipeline::PipelineDefinition& 
                    m.error.empty() ? fmt::format("{:.3f} ms", double(m.median_ns) / 1e6) : m.error);
         report.measurements.push_back(std::move(m));
     }
-    if (!options.tune)
+    if (!options.tune) {
+        dumpFrames(*timer, slug, options, report.measurements.back());
         return;
+    }
     // A tuner of its own, with an empty cache in the bench's cache directory: it times
     // every candidate now, as framecld does on a device's first session.
     const std::filesystem::path tuning_dir = std::filesystem::path(options.cache_dir) / "bench-tuning";
@@ -189,6 +233,7 @@ void benchStage(const gpu::GpuContext& gpu, const pipeline::PipelineDefinition& 
     Measurement m = measure(*timer, filter, "tuned: " + choiceText(choices[0]), choices[0], options);
     if (m.median_ns && baseline_ns)
         m.speedup = double(baseline_ns) / double(m.median_ns);
+    dumpFrames(*timer, slug, options, m);
     fmt::print(stderr, "{} {} {}: {}\n", filter, m.input, m.variant,
                m.error.empty() ? fmt::format("{:.3f} ms", double(m.median_ns) / 1e6) : m.error);
     report.measurements.push_back(std::move(m));
@@ -290,11 +335,11 @@ int run(const Options& options, const std::string& command)
             const std::string name = cases[c].plugin == "copy" ? "copy" : pipelineName(c, size);
             const auto definition = set.catalog.find(name);
             if (!definition) {
-                report.measurements.push_back({cases[c].name, pipeline::describe(input), "-", 0, 0, 0, 0, 0,
-                                               fmt::format("plugin '{}' not loaded", cases[c].plugin)});
+                report.measurements.push_back(
+                    notRun(cases[c].name, input, fmt::format("plugin '{}' not loaded", cases[c].plugin)));
                 continue;
             }
-            benchStage(**gpu, *definition, input, cases[c].name, options, report);
+            benchStage(**gpu, *definition, input, cases[c].name, pipelineName(c, size), options, report);
         }
     }
 
@@ -337,6 +382,8 @@ int main(int argc, char** argv)
         ->capture_default_str();
     app.add_option("--markdown", options.markdown_file, "Write the tables here instead of stdout");
     app.add_option("--json", options.json_file, "Also write JSON here");
+    app.add_option("--dump", options.dump_dir,
+                   "Write each case's input frame and last output here, named in the JSON (compare_opencv.py)");
     CLI11_PARSE(app, argc, argv);
     log::setup(log::Sink::Stderr, spdlog::level::warn);
 

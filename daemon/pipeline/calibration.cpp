@@ -26,6 +26,22 @@ Result<uint64_t> timeSlice(const cl::CommandQueue& queue, const gpu::ReplayDispa
     return span ? span->ns() : 0;
 }
 
+// The shortest of `runs` timed runs of `slice`: a slice lasts microseconds, and one run
+// that the OS preempted on a busy machine (PoCL's device is the CPU) would make the
+// session predict its dispatches many times slower than they run.
+Result<uint64_t> shortestOf(int runs, const cl::CommandQueue& queue, const gpu::ReplayDispatch& dispatch,
+                            const Tile& slice)
+{
+    uint64_t shortest = UINT64_MAX;
+    for (int run = 0; run < runs; ++run) {
+        auto ns = timeSlice(queue, dispatch, slice);
+        if (!ns)
+            return ns;
+        shortest = std::min(shortest, *ns);
+    }
+    return shortest;
+}
+
 } // namespace
 
 std::vector<uint8_t> cameraLikeFrame(uint64_t bytes)
@@ -41,40 +57,34 @@ std::vector<uint8_t> cameraLikeFrame(uint64_t bytes)
     return frame;
 }
 
-Result<double> calibrateNsPerItem(const cl::CommandQueue& queue, const gpu::ReplayDispatch& dispatch,
-                                  const DispatchShape& shape, uint64_t budget_ns)
+Result<CostFit> calibrateCost(const cl::CommandQueue& queue, const gpu::ReplayDispatch& dispatch,
+                              const DispatchShape& shape, uint64_t budget_ns)
 {
     // A probe of one granule first, run once untimed: a driver may build the kernel for
     // its work-group size at the first enqueue (PoCL does), which no frame pays. Then
-    // timed three times, the shortest kept: a probe lasts microseconds, and one run
-    // that the OS preempted on a busy machine (PoCL's device is the CPU) would make the
-    // session predict its dispatches many times slower than they run. Then, where the
-    // probe says more fits in half the budget, a larger slice for a steadier figure; so
-    // no calibration run itself outlasts the budget by much.
+    // timed three times. Then, where the probe says more fits in half the budget, a
+    // larger slice, timed twice, and the line through the two; so no calibration run
+    // itself outlasts the budget by much.
     const Tile probe = calibrationSlice(shape, 1);
     if (auto warm = timeSlice(queue, dispatch, probe); !warm)
         return tl::unexpected(warm.error());
-    uint64_t probe_ns = UINT64_MAX;
-    for (int run = 0; run < 3; ++run) {
-        auto ns = timeSlice(queue, dispatch, probe);
-        if (!ns)
-            return tl::unexpected(ns.error());
-        probe_ns = std::min(probe_ns, *ns);
-    }
-    const double probe_items = double(workItems(probe.global));
-    const double per_item = double(probe_ns) / probe_items;
-    if (!tileAxis(shape) || !(per_item > 0))
-        return per_item;
-    const double fitting = 0.5 * double(budget_ns) / (per_item * probe_items);
+    auto probe_ns = shortestOf(3, queue, dispatch, probe);
+    if (!probe_ns)
+        return tl::unexpected(probe_ns.error());
+    const uint64_t probe_items = workItems(probe.global);
+    const CostFit probe_only = fitCost(0, 0, probe_items, *probe_ns);
+    if (!tileAxis(shape) || !(probe_only.ns_per_item > 0))
+        return probe_only;
+    const double fitting = 0.5 * double(budget_ns) / double(*probe_ns);
     if (fitting < 2)
-        return per_item;
+        return probe_only;
     const Tile slice = calibrationSlice(shape, size_t(fitting));
     if (slice == probe)
-        return per_item;
-    auto slice_ns = timeSlice(queue, dispatch, slice);
+        return probe_only;
+    auto slice_ns = shortestOf(2, queue, dispatch, slice);
     if (!slice_ns)
         return tl::unexpected(slice_ns.error());
-    return *slice_ns > 0 ? double(*slice_ns) / double(workItems(slice.global)) : per_item;
+    return *slice_ns > 0 ? fitCost(probe_items, *probe_ns, workItems(slice.global), *slice_ns) : probe_only;
 }
 
 } // namespace framecl::pipeline

@@ -8,6 +8,7 @@
 
 #include "base/result.hpp"
 #include "gpu/replay.hpp"
+#include "pipeline/dispatch_cost.hpp"
 #include "pipeline/tile_plan.hpp"
 
 namespace framecl::pipeline {
@@ -18,11 +19,13 @@ namespace framecl::pipeline {
 // it look four times cheaper than a camera frame does. Fixed seed: the same each time.
 std::vector<uint8_t> cameraLikeFrame(uint64_t bytes);
 
-// Nanoseconds per work item of `dispatch`, of shape `shape`, whose every argument is
-// set, frame buffers included: calibration slices sized to stay within `budget_ns`
-// run on `queue` (a profiling queue) and waited for. 0 when the event carries no profiling or the slice was too
-// short for the device clock. Fails with the OpenCL call and the dispatch's name.
-Result<double> calibrateNsPerItem(const cl::CommandQueue& queue, const gpu::ReplayDispatch& dispatch,
-                                  const DispatchShape& shape, uint64_t budget_ns);
+// The cost of `dispatch`, of shape `shape`, whose every argument is set, frame buffers
+// included: calibration slices of two sizes, each kept within `budget_ns`, run on
+// `queue` (a profiling queue) and waited for, and fitted (fitCost). Where only one size
+// fits, or the dispatch cannot be cut, its ns per work item alone. Zero when the events
+// carry no profiling or the slices were too short for the device clock. Fails with the
+// OpenCL call and the dispatch's name.
+Result<CostFit> calibrateCost(const cl::CommandQueue& queue, const gpu::ReplayDispatch& dispatch,
+                              const DispatchShape& shape, uint64_t budget_ns);
 
 } // namespace framecl::pipeline

@@ -32,6 +32,22 @@ bool DispatchCost::noteOverrun(bool overran, double measured)
     return true;
 }
 
+double DispatchCost::perItem(uint64_t ns, uint64_t tiles, uint64_t items) const
+{
+    const double work_ns = double(ns) - fixed_ns * double(tiles);
+    return items > 0 && work_ns > 0 ? work_ns / double(items) : 0;
+}
+
+CostFit fitCost(uint64_t short_items, uint64_t short_ns, uint64_t long_items, uint64_t long_ns)
+{
+    const CostFit proportional{0, long_items > 0 ? double(long_ns) / double(long_items) : 0};
+    if (long_items <= short_items || long_ns <= short_ns)
+        return proportional;
+    const double slope = double(long_ns - short_ns) / double(long_items - short_items);
+    const double intercept = double(short_ns) - slope * double(short_items);
+    return intercept > 0 ? CostFit{intercept, slope} : proportional;
+}
+
 std::optional<ProfiledSpan> profiledSpan(const cl::Event& event)
 {
     cl_ulong start = 0, end = 0;

@@ -19,7 +19,7 @@
 
 #include "base/abi_enum.hpp"
 #include "base/log.hpp"
-#include "pipeline/session.hpp" // readKernelSource
+#include "pipeline/kernel_source.hpp"
 
 namespace framecl::pipeline {
 namespace {

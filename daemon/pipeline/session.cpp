@@ -9,7 +9,6 @@
 #include <fmt/format.h>
 
 #include "base/log.hpp"
-#include "base/read_file.hpp"
 #include "gpu/cl_error.hpp"
 #include "gpu/vendor_extensions.hpp"
 #include "memory/intermediate_planner.hpp"
@@ -61,17 +60,6 @@ Result<void> checkShape(const framecl_frame_layout& layout, const FrameShape& wa
 }
 
 } // namespace
-
-Result<std::string> readKernelSource(const std::vector<fs::path>& kernel_dirs, const std::string& file)
-{
-    std::string searched;
-    for (const auto& dir : kernel_dirs) {
-        if (auto text = readFile(dir / file))
-            return std::move(*text);
-        searched += fmt::format("{}{}", searched.empty() ? "" : ", ", dir.string());
-    }
-    return fail(fmt::format("kernel file '{}' not found in daemon.kernel_dirs ({})", file, searched));
-}
 
 Session::~Session() = default;
 
@@ -363,7 +351,7 @@ std::vector<bool> Session::planOnchipRuns()
     // a recording holds) is cut at its tiles, so nothing of it stays on-chip.
     std::vector<double> stage_ns(stage_names_.size(), 0);
     for (const PlannedDispatch& planned : dispatches_)
-        stage_ns[planned.stage] += double(workItems(planned.shape.global)) * planned.cost.ns_per_item;
+        stage_ns[planned.stage] += planned.cost.tileNs(workItems(planned.shape.global));
     const double target = kernel_budget_ns_ > 0 ? tileTarget(kernel_budget_ns_) : INFINITY;
     // A qcom recording's capacity bounds a run's dispatches as well.
     std::vector<uint32_t> stage_dispatches(stage_names_.size(), 0);
@@ -646,7 +634,7 @@ Result<std::shared_ptr<RecordedSequence>> Session::record(const FrameBuffer& in,
     std::vector<Cut> cuts;
     for (size_t t = 0; t < sequence->tiles.size(); ++t) {
         const RecordedTile& tile = sequence->tiles[t];
-        tile_ns.push_back(double(tile.items) * dispatches_[tile.dispatch].cost.ns_per_item);
+        tile_ns.push_back(dispatches_[tile.dispatch].cost.tileNs(tile.items));
         cuts.push_back(t > 0 ? cutBetween(sequence->tiles[t - 1], tile) : Cut::No);
     }
     const double target = kernel_budget_ns_ > 0 ? tileTarget(kernel_budget_ns_) : 0;

@@ -303,7 +303,7 @@ private:
     std::vector<bool> planOnchipRuns();
     // How a part may end after recorded tile `before` and the next begin with `after`.
     Cut cutBetween(const RecordedTile& before, const RecordedTile& after) const;
-    // Seeds every prediction by calibrateNsPerItem on scratch frames (session_budget.cpp).
+    // Seeds every prediction by calibrateCost on scratch frames (session_budget.cpp).
     Result<void> calibrate();
     // Cuts each dispatch into tiles for its prediction under the budget.
     void planAllTiles();
@@ -348,8 +348,5 @@ private:
     uint64_t onchip_bytes_ = 0;
     uint64_t device_bytes_ = 0;
 };
-
-// The text of kernel source `file`, from the first of `kernel_dirs` holding it.
-Result<std::string> readKernelSource(const std::vector<std::filesystem::path>& kernel_dirs, const std::string& file);
 
 } // namespace framecl::pipeline

@@ -104,11 +104,13 @@ uint64_t recordedNs(const EnqueuedFrame& frame)
     return total;
 }
 
-// The tiles of a dispatch of `shape` predicted at `ns_per_item` under `budget_ns` on `gpu`.
-std::vector<Tile> tilesFor(const DispatchShape& shape, double ns_per_item, uint64_t budget_ns,
+// The tiles of a dispatch of `shape` predicted at `cost` under `budget_ns` on `gpu`: each
+// tile's work items within what the target leaves after its fixed cost.
+std::vector<Tile> tilesFor(const DispatchShape& shape, const DispatchCost& cost, uint64_t budget_ns,
                            const gpu::Capabilities& gpu)
 {
-    return planTiles(shape, double(workItems(shape.global)) * ns_per_item, tileTarget(budget_ns),
+    return planTiles(shape, double(workItems(shape.global)) * cost.ns_per_item,
+                     tileWorkTarget(tileTarget(budget_ns), cost.fixed_ns),
                      fillItems(gpu.type == gpu::DeviceType::Gpu, gpu.max_compute_units, gpu.max_work_group_size));
 }
 
@@ -136,10 +138,11 @@ Result<void> Session::calibrate()
         !bound)
         return bound;
     for (PlannedDispatch& planned : dispatches_) {
-        auto ns_per_item = calibrateNsPerItem(gpu_->queue(), planned.whole, planned.shape, kernel_budget_ns_);
-        if (!ns_per_item)
-            return tl::unexpected(ns_per_item.error());
-        planned.cost.ns_per_item = *ns_per_item;
+        auto fit = calibrateCost(gpu_->queue(), planned.whole, planned.shape, kernel_budget_ns_);
+        if (!fit)
+            return tl::unexpected(fit.error());
+        planned.cost.fixed_ns = fit->fixed_ns;
+        planned.cost.ns_per_item = fit->ns_per_item;
     }
     // The scratch buffers go with this scope: leave no kernel naming them (a null
     // buffer argument is valid OpenCL; the first frame binds its own).
@@ -150,7 +153,7 @@ void Session::planAllTiles()
 {
     for (PlannedDispatch& planned : dispatches_) {
         planned.cost.planned_ns_per_item = planned.cost.ns_per_item;
-        planned.tiles = tilesFor(planned.shape, planned.cost.ns_per_item, kernel_budget_ns_, gpu_->capabilities());
+        planned.tiles = tilesFor(planned.shape, planned.cost, kernel_budget_ns_, gpu_->capabilities());
     }
 }
 
@@ -181,7 +184,7 @@ void Session::frameCompleted(const EnqueuedFrame& frame, uint64_t wall_ns)
     // Dispatches run whole though predicted over budget, by the prediction they ran with.
     for (uint32_t d = 0; d < dispatches_.size(); ++d) {
         const PlannedDispatch& planned = dispatches_[d];
-        const double predicted = double(workItems(planned.shape.global)) * planned.cost.ns_per_item;
+        const double predicted = planned.cost.tileNs(workItems(planned.shape.global));
         if (kernel_budget_ns_ > 0 && !tileAxis(planned.shape) && predicted > double(kernel_budget_ns_))
             ++stage_counters_[planned.stage].untileable;
     }
@@ -196,7 +199,7 @@ void Session::frameCompleted(const EnqueuedFrame& frame, uint64_t wall_ns)
     };
     if (eventsPerTile(frame)) {
         // Each tile's own time; each dispatch learns its tiles' ns per item.
-        std::vector<uint64_t> ns(dispatches_.size(), 0), items(dispatches_.size(), 0);
+        std::vector<uint64_t> ns(dispatches_.size(), 0), items(dispatches_.size(), 0), timed(dispatches_.size(), 0);
         const auto tile_ns = tileNs(frame);
         for (size_t i = 0; i < tiles.size(); ++i) {
             if (!tile_ns[i])
@@ -204,24 +207,28 @@ void Session::frameCompleted(const EnqueuedFrame& frame, uint64_t wall_ns)
             count(tiles[i].dispatch, *tile_ns[i], false);
             ns[tiles[i].dispatch] += *tile_ns[i];
             items[tiles[i].dispatch] += tiles[i].items;
+            ++timed[tiles[i].dispatch];
         }
         for (size_t d = 0; d < dispatches_.size(); ++d)
-            if (items[d] > 0)
-                measured_per_item[d] = double(ns[d]) / double(items[d]);
+            measured_per_item[d] = dispatches_[d].cost.perItem(ns[d], timed[d], items[d]);
     } else {
-        // One time for the whole recording: every prediction scaled by how far off
-        // their sum was, and each tile's time estimated as its scaled prediction.
+        // One time for the whole recording: the tiles' fixed costs taken off, every
+        // per-item prediction scaled by how far off their sum was, and each tile's time
+        // estimated as its fixed cost and its scaled work.
         const uint64_t recorded = recordedNs(frame);
         const uint64_t measured = recorded > 0 ? recorded : wall_ns;
-        double predicted = 0;
-        for (const RecordedTile& tile : tiles)
-            predicted += double(tile.items) * dispatches_[tile.dispatch].cost.ns_per_item;
-        if (measured == 0 || !(predicted > 0))
+        double fixed = 0, predicted_work = 0;
+        for (const RecordedTile& tile : tiles) {
+            fixed += dispatches_[tile.dispatch].cost.fixed_ns;
+            predicted_work += double(tile.items) * dispatches_[tile.dispatch].cost.ns_per_item;
+        }
+        if (!(double(measured) > fixed) || !(predicted_work > 0))
             return; // nothing to scale, or no prediction to scale
-        const double scale = double(measured) / predicted;
-        for (const RecordedTile& tile : tiles)
-            count(tile.dispatch, uint64_t(double(tile.items) * dispatches_[tile.dispatch].cost.ns_per_item * scale),
-                  true);
+        const double scale = (double(measured) - fixed) / predicted_work;
+        for (const RecordedTile& tile : tiles) {
+            const DispatchCost& cost = dispatches_[tile.dispatch].cost;
+            count(tile.dispatch, uint64_t(cost.fixed_ns + double(tile.items) * cost.ns_per_item * scale), true);
+        }
         for (size_t d = 0; d < dispatches_.size(); ++d)
             measured_per_item[d] = dispatches_[d].cost.ns_per_item * scale;
     }
@@ -245,7 +252,7 @@ void Session::frameCompleted(const EnqueuedFrame& frame, uint64_t wall_ns)
         if (!planned.cost.drifted() && !over_again)
             continue;
         planned.cost.planned_ns_per_item = planned.cost.ns_per_item;
-        auto retiled = tilesFor(planned.shape, planned.cost.ns_per_item, kernel_budget_ns_, gpu_->capabilities());
+        auto retiled = tilesFor(planned.shape, planned.cost, kernel_budget_ns_, gpu_->capabilities());
         if (retiled == planned.tiles)
             continue;
         if (was.empty())
@@ -352,10 +359,10 @@ uint64_t Session::predictedNs(const RecordedSequence& sequence, size_t part) con
     double total = 0;
     for (uint32_t t = range.first; t < range.end; ++t) {
         const RecordedTile& tile = sequence.tiles[t];
-        const double ns_per_item = dispatches_[tile.dispatch].cost.ns_per_item;
-        if (!(ns_per_item > 0))
+        const DispatchCost& cost = dispatches_[tile.dispatch].cost;
+        if (!(cost.ns_per_item > 0))
             return 0;
-        total += double(tile.items) * ns_per_item;
+        total += cost.tileNs(tile.items);
     }
     return uint64_t(total);
 }

@@ -1,6 +1,7 @@
 #include "pipeline/stage_timing.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <random>
 
 #include <fmt/format.h>
@@ -60,7 +61,7 @@ Result<StageTimer> StageTimer::open(const gpu::GpuContext& gpu, std::shared_ptr<
     return timer;
 }
 
-Result<std::vector<uint64_t>> StageTimer::time(const StageChoice& choice, int warmup, int runs)
+Result<StageTimes> StageTimer::time(const StageChoice& choice, int warmup, int runs)
 {
     SessionOptions options;
     options.recording = gpu::RecordingMode::Off;
@@ -69,6 +70,7 @@ Result<std::vector<uint64_t>> StageTimer::time(const StageChoice& choice, int wa
     if (!session)
         return tl::unexpected(session.error());
     const FrameShape& output = (*session)->output();
+    output_ = output;
     if (!output_buffer_()) {
         output_bytes_ = framecl_packed_layout(output.fourcc, output.width, output.height, &output_layout_);
         auto buffer = frameBuffer(*gpu_, output_bytes_, false);
@@ -79,21 +81,48 @@ Result<std::vector<uint64_t>> StageTimer::time(const StageChoice& choice, int wa
     if (auto fits = (*session)->checkOutput(output_layout_); !fits)
         return tl::unexpected(fits.error());
 
-    std::vector<uint64_t> times;
+    StageTimes times;
     for (int i = 0; i < warmup + runs; ++i) {
+        const auto started = std::chrono::steady_clock::now();
         auto frame = (*session)->enqueue({input_buffer_(), &input_layout_}, {output_buffer_(), &output_layout_});
         if (!frame)
             return tl::unexpected(frame.error());
         if (cl_int err = gpu_->queue().finish(); err != CL_SUCCESS)
             return fail(gpu::clFailure("clFinish", err, "a timed frame"));
+        const auto ended = std::chrono::steady_clock::now();
         if (i < warmup)
             continue;
         uint64_t total = 0;
         for (const auto& stage : (*session)->stageTimes(*frame))
             total += stage.second;
-        times.push_back(total);
+        times.gpu_ns.push_back(total);
+        times.wall_ns.push_back(uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(ended - started).count()));
     }
     return times;
+}
+
+namespace {
+
+Result<std::vector<uint8_t>> readBuffer(const gpu::GpuContext& gpu, const cl::Buffer& buffer, uint64_t bytes)
+{
+    std::vector<uint8_t> content(bytes);
+    if (cl_int err = gpu.queue().enqueueReadBuffer(buffer, CL_TRUE, 0, bytes, content.data()); err != CL_SUCCESS)
+        return fail(gpu::clFailure("clEnqueueReadBuffer", err, "a timing frame"));
+    return content;
+}
+
+} // namespace
+
+Result<std::vector<uint8_t>> StageTimer::inputBytes() const
+{
+    return readBuffer(*gpu_, input_buffer_, input_bytes_);
+}
+
+Result<std::vector<uint8_t>> StageTimer::outputBytes() const
+{
+    if (!output_buffer_())
+        return fail("no frame has run");
+    return readBuffer(*gpu_, output_buffer_, output_bytes_);
 }
 
 uint64_t median(std::vector<uint64_t> values)

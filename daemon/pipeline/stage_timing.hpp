@@ -18,6 +18,12 @@ namespace framecl::pipeline {
 // programs (the stage's parameters copied).
 std::shared_ptr<const PipelineDefinition> singleStage(const PipelineDefinition& pipeline, size_t stage);
 
+// The times of a stage's timed runs, in nanoseconds, one per run.
+struct StageTimes {
+    std::vector<uint64_t> gpu_ns;  // from the dispatches' profiling events, added up
+    std::vector<uint64_t> wall_ns; // on the host, from before the enqueue to after clFinish
+};
+
 // A one-stage pipeline and the frames it runs on, made once so that every candidate
 // (variant, work-group size) is timed on the same bytes.
 class StageTimer {
@@ -26,10 +32,17 @@ public:
                                    const FrameShape& input);
 
     // Opens a session with `choice`, runs `warmup` frames, then `runs` frames one at a
-    // time, each waited for; returns the GPU time of each of the `runs` in nanoseconds.
-    Result<std::vector<uint64_t>> time(const StageChoice& choice, int warmup, int runs);
+    // time, each waited for, and returns their times.
+    Result<StageTimes> time(const StageChoice& choice, int warmup, int runs);
+
+    // The input frame and the output of the last frame time() ran, tightly packed, read
+    // back from the device (for a check of the output against another implementation).
+    Result<std::vector<uint8_t>> inputBytes() const;
+    Result<std::vector<uint8_t>> outputBytes() const;
 
     const FrameShape& input() const { return input_; }
+    // The output's shape (known once a time() succeeded).
+    const FrameShape& output() const { return output_; }
     // Bytes of the input and output frames, tightly packed: what one frame reads and
     // writes at the least (known once a time() succeeded).
     uint64_t frameBytes() const { return input_bytes_ + output_bytes_; }
@@ -40,6 +53,7 @@ private:
     const gpu::GpuContext* gpu_ = nullptr;
     std::shared_ptr<const PipelineDefinition> stage_;
     FrameShape input_{};
+    FrameShape output_{};
     framecl_frame_layout input_layout_{};
     framecl_frame_layout output_layout_{};
     uint64_t input_bytes_ = 0;

@@ -66,6 +66,16 @@ constexpr double tileTarget(uint64_t budget_ns)
     return double(budget_ns) * budget_target_fraction;
 }
 
+// The time a tile's work items may take under `target_ns` when each tile also costs
+// `fixed_ns` besides them (DispatchCost): the target less that cost, but at least a
+// quarter of the target, so that a fixed cost near the target does not cut a dispatch
+// into ever finer tiles that each pay it again (such tiles run over the target
+// whatever their size).
+constexpr double tileWorkTarget(double target_ns, double fixed_ns)
+{
+    return target_ns - fixed_ns > target_ns / 4 ? target_ns - fixed_ns : target_ns / 4;
+}
+
 // The most tiles one dispatch is cut into, whatever its prediction: each tile is a
 // dispatch to record, enqueue and profile, and a prediction gone wild (a frame slowed
 // by something else on the machine) must not make a session record hundreds of

@@ -180,7 +180,7 @@ TunedStage Tuner::tune(const PipelineDefinition& pipeline, size_t stage, const F
             logger->debug("{}: candidate {} failed: {}", what, choiceText({candidate, 0}), times.error().message);
             continue;
         }
-        const uint64_t ns = median(*times);
+        const uint64_t ns = median(times->gpu_ns);
         if (best.gpu_ns == 0 || ns < best.gpu_ns)
             best = {candidate, ns};
     }

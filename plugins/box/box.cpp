@@ -10,9 +10,12 @@
 //   rows16     R8: one pass, 16x4 outputs per work item from 16-byte loads (aligned
 //              uint4 where offsets and strides allow), column sums sliding down the
 //              block; boxes at most 3 wide take the vector path. ABGR8888: separable
-//   auto       R8 with a box at most 3 wide: rows16. Otherwise separable, unless the
-//              box is one pixel wide or high: then it is one-dimensional already and
-//              direct reads as little in one pass
+//   running    R8: one pass, running sums in both directions (vertical in registers,
+//              horizontal through local memory), so a pixel costs the same whatever
+//              the box's size. ABGR8888: separable
+//   auto       R8: rows16 for a box at most 3 wide, running otherwise. ABGR8888:
+//              separable, unless the box is one pixel wide or high: then it is
+//              one-dimensional already and direct reads as little in one pass
 // Every variant sums exact integers, so all give the same result.
 #include <cstdio>
 #include <cstring>
@@ -25,12 +28,20 @@ namespace {
 
 using namespace framecl_plugins;
 
-const char* const variants[] = {"auto", "direct", "separable", "rows16", nullptr};
-enum Variant { variant_auto, direct, separable, rows16 };
+const char* const variants[] = {"auto", "direct", "separable", "rows16", "running", nullptr};
+enum Variant { variant_auto, direct, separable, rows16, running };
 
 // rows16's work item: 16 outputs wide, 4 high (box_rows16_r8 in kernels/box.cl).
 constexpr uint32_t rows16_outputs_x = 16;
 constexpr uint32_t rows16_outputs_y = 4;
+
+// running's work group: 64 items owning 256 output columns (RUNNING_ITEMS and
+// RUNNING_COLUMNS in kernels/box.cl), walking down a band of `running_band_rows` rows,
+// a multiple of RUNNING_ROWS (16). Each band first sums its first row's whole window, so
+// a taller band spends less on that; a shorter one gives more groups to fill the GPU.
+constexpr uint32_t running_items = 64;
+constexpr uint32_t running_columns = 256;
+constexpr uint32_t running_band_rows = 64;
 
 // Parameter indices: the daemon passes one value per schema entry, in this order.
 enum Param { param_width, param_height, param_border, param_border_value, param_variant, param_count };
@@ -61,26 +72,28 @@ const framecl_param_schema params[param_count] = {
     borderSchema(),
     borderValueSchema(),
     variantSchema("the kernels: direct (one pass), separable (horizontal sums, then vertical), rows16 "
-                  "(R8: one pass, 16x4 outputs per work item, 16-byte loads), or auto", variants),
+                  "(R8: one pass, 16x4 outputs per work item, 16-byte loads), running (R8: one pass, running "
+                  "sums whatever the box's size), or auto", variants),
 };
 
 const char* const kernel_files[] = {"box.cl"};
 
-// The variant a stage runs on `in`: `auto` resolved as the header says, and rows16 on
-// ABGR8888 (it has an R8 kernel only) resolved to separable. rows16 is auto's choice for
-// a box at most 3 wide on R8: one pass, each input row loaded 16 bytes at a time and
-// aligned where the planes allow, whereas separable's byte loads and R16 intermediate
-// reach under a tenth of the copy bandwidth on an H100.
+// The variant a stage runs on `in`: `auto` resolved as the header says, and rows16 and
+// running on ABGR8888 (they have R8 kernels only) resolved to separable. On R8, rows16
+// is auto's choice for a box at most 3 wide (one pass, each input row loaded 16 bytes at
+// a time) and running for wider ones (its cost does not grow with the box), whereas
+// separable's byte loads and R16 intermediate reach under a tenth of the copy bandwidth
+// on an H100.
 Variant variantOf(const framecl_format* in, const framecl_param_value* values)
 {
     const bool r8 = in->fourcc == DRM_FORMAT_R8;
     const Variant variant = Variant(enumIndex(values[param_variant], variants));
-    if (variant == rows16)
-        return r8 ? rows16 : separable;
+    if (variant == rows16 || variant == running)
+        return r8 ? variant : separable;
     if (variant != variant_auto)
         return variant;
-    if (r8 && values[param_width].int_value <= 3)
-        return rows16;
+    if (r8)
+        return values[param_width].int_value <= 3 ? rows16 : running;
     return values[param_width].int_value == 1 || values[param_height].int_value == 1 ? direct : separable;
 }
 
@@ -108,12 +121,10 @@ void startDispatch(framecl_dispatch& dispatch, const char* kernel, const framecl
     dispatch.tileable_axes = FRAMECL_AXIS_X | FRAMECL_AXIS_Y;
 }
 
-// box_direct_{r8,abgr}(src, dst, width, height, box_width, box_height, border,
-// border_value)
-void planDirect(const framecl_format* in, const framecl_param_value* values, bool abgr, framecl_plan* plan)
+// The arguments every one-pass kernel starts with: (src, dst, width, height, box_width,
+// box_height, border, border_value), eight in all.
+void bindOnePassArgs(framecl_dispatch& dispatch, const framecl_format* in, const framecl_param_value* values)
 {
-    framecl_dispatch& dispatch = plan->dispatches[0];
-    startDispatch(dispatch, abgr ? "box_direct_abgr" : "box_direct_r8", in);
     dispatch.args[0] = planeArg(FRAMECL_ARG_INPUT_PLANE, 0);
     dispatch.args[1] = planeArg(FRAMECL_ARG_OUTPUT_PLANE, 0);
     dispatch.args[2] = uintArg(in->width);
@@ -122,6 +133,15 @@ void planDirect(const framecl_format* in, const framecl_param_value* values, boo
     dispatch.args[5] = uintArg(uint32_t(values[param_height].int_value));
     dispatch.args[6] = uintArg(enumIndex(values[param_border], border_modes));
     dispatch.args[7] = uintArg(uint32_t(values[param_border_value].int_value));
+}
+
+// box_direct_{r8,abgr}(src, dst, width, height, box_width, box_height, border,
+// border_value)
+void planDirect(const framecl_format* in, const framecl_param_value* values, bool abgr, framecl_plan* plan)
+{
+    framecl_dispatch& dispatch = plan->dispatches[0];
+    startDispatch(dispatch, abgr ? "box_direct_abgr" : "box_direct_r8", in);
+    bindOnePassArgs(dispatch, in, values);
     dispatch.arg_count = 8;
     plan->dispatch_count = 1;
 }
@@ -171,15 +191,26 @@ void planRows16(const framecl_format* in, const framecl_param_value* values, fra
     startDispatch(dispatch, "box_rows16_r8", in);
     dispatch.global[0] = (in->width + rows16_outputs_x - 1) / rows16_outputs_x;
     dispatch.global[1] = (in->height + rows16_outputs_y - 1) / rows16_outputs_y;
-    dispatch.args[0] = planeArg(FRAMECL_ARG_INPUT_PLANE, 0);
-    dispatch.args[1] = planeArg(FRAMECL_ARG_OUTPUT_PLANE, 0);
-    dispatch.args[2] = uintArg(in->width);
-    dispatch.args[3] = uintArg(in->height);
-    dispatch.args[4] = uintArg(uint32_t(values[param_width].int_value));
-    dispatch.args[5] = uintArg(uint32_t(values[param_height].int_value));
-    dispatch.args[6] = uintArg(enumIndex(values[param_border], border_modes));
-    dispatch.args[7] = uintArg(uint32_t(values[param_border_value].int_value));
+    bindOnePassArgs(dispatch, in, values);
     dispatch.arg_count = 8;
+    plan->dispatch_count = 1;
+}
+
+// box_running_r8(src, dst, width, height, box_width, box_height, border, border_value,
+// band_rows): work groups of 64 x 1 items, each owning 256 columns and a band of rows;
+// the kernel requires that size. Groups read only the input, so the daemon may tile the
+// dispatch along both axes, at work-group boundaries.
+void planRunning(const framecl_format* in, const framecl_param_value* values, framecl_plan* plan)
+{
+    framecl_dispatch& dispatch = plan->dispatches[0];
+    startDispatch(dispatch, "box_running_r8", in);
+    dispatch.global[0] = (in->width + running_columns - 1) / running_columns * running_items;
+    dispatch.global[1] = (in->height + running_band_rows - 1) / running_band_rows;
+    dispatch.local_hint[0] = running_items;
+    dispatch.local_hint[1] = 1;
+    bindOnePassArgs(dispatch, in, values);
+    dispatch.args[8] = uintArg(running_band_rows);
+    dispatch.arg_count = 9;
     plan->dispatch_count = 1;
 }
 
@@ -190,6 +221,9 @@ int plan(const framecl_format* in, const framecl_param_value* values, framecl_pl
     switch (variantOf(in, values)) {
     case rows16:
         planRows16(in, values, plan);
+        break;
+    case running:
+        planRunning(in, values, plan);
         break;
     case direct:
         planDirect(in, values, abgr, plan);

@@ -116,7 +116,9 @@ TEST_CASE("after SIGHUP new sessions get the new pipeline and open ones keep the
 
 TEST_CASE("with gpu.tuning = off sessions run as configured: nothing is timed, kept or listed")
 {
-    const std::string kernel_dirs = "kernel_dirs = [\"" + (requireSourceRoot() / "tests" / "plugins").string() + "\"]\n";
+    // The shipped kernels for the prelude, the test plugins' for offset.cl.
+    const std::string kernel_dirs = "kernel_dirs = [\"" + (requireSourceRoot() / "kernels").string() + "\", \"" +
+                                    (requireSourceRoot() / "tests" / "plugins").string() + "\"]\n";
     RunningDaemon daemon("[gpu]\ntuning = \"off\"\n" + offsetPipelines(7), pluginDirs() + kernel_dirs);
     Client client;
     connect(daemon, client);

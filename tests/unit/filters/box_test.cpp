@@ -28,7 +28,7 @@ struct BorderRule {
 
 constexpr BorderRule border_rules[] = {
     {"replicate", Border::Replicate}, {"reflect101", Border::Reflect101}, {"constant", Border::Constant}};
-constexpr const char* variants[] = {"auto", "direct", "separable", "rows16"};
+constexpr const char* variants[] = {"auto", "direct", "separable", "rows16", "running"};
 constexpr uint8_t border_value = 77; // every pipeline's; only the constant border uses it
 
 // The windows every variant is checked with at every size and border: one pixel, even
@@ -171,12 +171,19 @@ TEST_CASE("the rows16 variant equals the reference on R8 at every size, window a
     checkVariant("rows16", DRM_FORMAT_R8);
 }
 
+TEST_CASE("the running variant equals the reference on R8 at every size, window and border")
+{
+    checkVariant("running", DRM_FORMAT_R8);
+}
+
 TEST_CASE("every variant equals the reference on R8 planes with 16-byte-aligned offsets and strides")
 {
-    // rows16 takes its aligned uint4 loads and stores here. 1283 = 80 x 16 + 3 leaves a
-    // last block of 3 columns; 64 x 9, every block inside the width and a last block of
-    // rows cut short. Every window and border rule.
-    const Size aligned_sizes[] = {{1283, 721}, {64, 9}};
+    // rows16 takes its aligned uint4 loads and stores here, and running its aligned
+    // 4-byte ones. 1283 = 80 x 16 + 3 leaves a last block of 3 columns (and running a
+    // last work group of 3 columns); 64 x 9, every block inside the width and a last
+    // block of rows cut short; 512 x 130, running's work groups each filled across and
+    // a last band of 2 rows. Every window and border rule.
+    const Size aligned_sizes[] = {{1283, 721}, {64, 9}, {512, 130}};
     uint32_t seed = 100;
     for (const char* variant : variants)
         for (const Size& image : aligned_sizes)
@@ -206,7 +213,7 @@ TEST_CASE("auto equals the reference on R8 and ABGR8888 at every size, window an
     checkVariant("auto", DRM_FORMAT_ABGR8888);
 }
 
-TEST_CASE("auto runs one pass for an R8 box at most 3 wide or one pixel high, two passes otherwise")
+TEST_CASE("auto runs one pass on R8, two passes for the separable variant")
 {
     const framecl_format format{DRM_FORMAT_R8, 17, 5};
     const auto dispatches = [&](const std::string& pipeline) {
@@ -216,7 +223,7 @@ TEST_CASE("auto runs one pass for an R8 box at most 3 wide or one pixel high, tw
     };
     CHECK(dispatches(pipelineName({3, 3}, "replicate", "auto")) == 1); // rows16
     CHECK(dispatches(pipelineName({2, 2}, "replicate", "auto")) == 1); // rows16
-    CHECK(dispatches(pipelineName({5, 7}, "replicate", "auto")) == 2); // separable
+    CHECK(dispatches(pipelineName({5, 7}, "replicate", "auto")) == 1); // running
     CHECK(dispatches(pipelineName({1, 5}, "replicate", "auto")) == 1);
     CHECK(dispatches(pipelineName({5, 1}, "replicate", "auto")) == 1);
     CHECK(dispatches(pipelineName({3, 3}, "replicate", "direct")) == 1);
@@ -225,7 +232,7 @@ TEST_CASE("auto runs one pass for an R8 box at most 3 wide or one pixel high, tw
 
 TEST_CASE("an even box puts its extra column left of the pixel and its extra row above it, as OpenCV's anchor does")
 {
-    for (const std::string variant : {"direct", "separable", "rows16"}) {
+    for (const std::string variant : {"direct", "separable", "rows16", "running"}) {
         CAPTURE(variant);
         CHECK(runRow(pipelineName({2, 1}, "replicate", variant), {0, 100, 200}) == std::vector<uint8_t>{0, 50, 150});
 
@@ -243,7 +250,7 @@ TEST_CASE("an even box puts its extra column left of the pixel and its extra row
 
 TEST_CASE("a mean half-way between two integers rounds up")
 {
-    for (const std::string variant : {"direct", "separable", "rows16"}) {
+    for (const std::string variant : {"direct", "separable", "rows16", "running"}) {
         CAPTURE(variant);
         CHECK(runRow(pipelineName({2, 1}, "replicate", variant), {0, 1, 200}) == std::vector<uint8_t>{0, 1, 101});
     }
@@ -252,7 +259,7 @@ TEST_CASE("a mean half-way between two integers rounds up")
 TEST_CASE("reflect101 mirrors about the edge pixel without repeating it")
 {
     // x = 0: columns -2..2 read 30 90 0 90 30; x = 1: 90 0 90 30 90; x = 2: 0 90 30 90 0.
-    for (const std::string variant : {"direct", "separable", "rows16"}) {
+    for (const std::string variant : {"direct", "separable", "rows16", "running"}) {
         CAPTURE(variant);
         CHECK(runRow(pipelineName({5, 1}, "reflect101", variant), {0, 90, 30}) == std::vector<uint8_t>{48, 60, 42});
     }
@@ -261,7 +268,7 @@ TEST_CASE("reflect101 mirrors about the edge pixel without repeating it")
 TEST_CASE("a window larger than a 1x1 image sees the pixel under replicate and reflect101 and the border value "
           "under constant")
 {
-    for (const std::string variant : {"direct", "separable", "rows16"}) {
+    for (const std::string variant : {"direct", "separable", "rows16", "running"}) {
         CAPTURE(variant);
         CHECK(runRow(pipelineName({3, 3}, "replicate", variant), {10}) == std::vector<uint8_t>{10});
         CHECK(runRow(pipelineName({3, 3}, "reflect101", variant), {10}) == std::vector<uint8_t>{10});
@@ -270,7 +277,8 @@ TEST_CASE("a window larger than a 1x1 image sees the pixel under replicate and r
     }
 }
 
-TEST_CASE("auto plans rows16 for an R8 box at most 3 wide; rows16 on ABGR8888 plans separable")
+TEST_CASE("auto plans rows16 for an R8 box at most 3 wide and running for a wider one; both plan separable on "
+          "ABGR8888")
 {
     const auto planOf = [](const std::string& pipeline, uint32_t fourcc) {
         auto definition = device().pipelines.catalog.find(pipeline);
@@ -286,9 +294,17 @@ TEST_CASE("auto plans rows16 for an R8 box at most 3 wide; rows16 on ABGR8888 pl
     CHECK(r8.dispatches[0].global[0] == 41);  // 641 / 16, rounded up
     CHECK(r8.dispatches[0].global[1] == 120); // 479 / 4, rounded up
     CHECK(r8.intermediate_count == 0);
-    const auto abgr = planOf(pipelineName({3, 3}, "replicate", "rows16"), DRM_FORMAT_ABGR8888);
-    REQUIRE(abgr.dispatch_count == 2);
-    CHECK(std::string(abgr.dispatches[0].kernel) == "box_rows_abgr");
+    const auto wide = planOf(pipelineName({5, 7}, "replicate", "auto"), DRM_FORMAT_R8);
+    REQUIRE(wide.dispatch_count == 1);
+    CHECK(std::string(wide.dispatches[0].kernel) == "box_running_r8");
+    CHECK(wide.dispatches[0].global[0] == 3 * 64); // 641 / 256, rounded up, work groups of 64
+    CHECK(wide.dispatches[0].global[1] == 8);      // 479 / 64, rounded up
+    CHECK(wide.dispatches[0].local_hint[0] == 64);
+    for (const char* variant : {"rows16", "running"}) {
+        const auto abgr = planOf(pipelineName({3, 3}, "replicate", variant), DRM_FORMAT_ABGR8888);
+        REQUIRE(abgr.dispatch_count == 2);
+        CHECK(std::string(abgr.dispatches[0].kernel) == "box_rows_abgr");
+    }
 }
 
 TEST_CASE("box refuses an input that is neither R8 nor ABGR8888, naming its format")

@@ -217,6 +217,57 @@ TEST_CASE("one frame over the budget is an outlier; the second in a row re-plans
     CHECK(cost.ns_per_item == 30);
 }
 
+TEST_CASE("a dispatch's cost is the line through two runs: a fixed cost per tile and a cost per item")
+{
+    // 100 items in 60 us and 1000 in 150 us: 100 ns per item and 50 us whatever the size.
+    const CostFit fit = fitCost(100, 60000, 1000, 150000);
+    CHECK(fit.fixed_ns == doctest::Approx(50000));
+    CHECK(fit.ns_per_item == doctest::Approx(100));
+    // Runs that make no such line (noise on short runs): the long run's ns per item.
+    const CostFit slower_short = fitCost(100, 60000, 1000, 50000);
+    CHECK(slower_short.fixed_ns == 0);
+    CHECK(slower_short.ns_per_item == doctest::Approx(50));
+    const CostFit negative = fitCost(100, 1000, 1000, 50000); // the line crosses zero below 0 items
+    CHECK(negative.fixed_ns == 0);
+    CHECK(negative.ns_per_item == doctest::Approx(50));
+    CHECK(fitCost(0, 0, 1000, 5000).ns_per_item == doctest::Approx(5)); // one run only
+}
+
+TEST_CASE("a frame's tiles teach the cost per item with their fixed costs taken off")
+{
+    DispatchCost cost;
+    cost.fixed_ns = 100;
+    cost.ns_per_item = 5;
+    CHECK(cost.tileNs(80) == doctest::Approx(500));
+    CHECK(cost.perItem(1000, 2, 80) == doctest::Approx(10)); // (1000 - 2 x 100) / 80
+    CHECK(cost.perItem(150, 2, 80) == 0);                    // less than the fixed costs: nothing to learn
+    CHECK(cost.perItem(1000, 0, 0) == 0);
+}
+
+TEST_CASE("with a fixed cost per tile, every tile's predicted time stays within the target")
+{
+    // 1000 rows of 1000 items at 1 ns each (1 ms) and 150 us per tile, under a 200 us
+    // target: a tile's rows may take 50 us, so tiles of 48 rows (whole granules of 8),
+    // each predicted at 198 us. A prediction of the whole dispatch's 1.15 ms spread per
+    // item, as a single long calibration run measures it, would cut 6 tiles of 168 rows;
+    // each would run for 150 + 168 = 318 us.
+    const DispatchShape shape{2, {1000, 1000}, {0, 0}, FRAMECL_AXIS_Y};
+    DispatchCost cost;
+    cost.fixed_ns = 150000;
+    cost.ns_per_item = 1;
+    const double target = 200000;
+    CHECK(tileWorkTarget(target, cost.fixed_ns) == doctest::Approx(50000));
+    const auto tiles = planTiles(shape, 1e6 * cost.ns_per_item, tileWorkTarget(target, cost.fixed_ns));
+    CHECK(tiles.size() == 21);
+    for (const Tile& tile : tiles)
+        CHECK(cost.tileNs(workItems(tile.global)) <= target);
+    const auto spread = planTiles(shape, 1e6 * cost.ns_per_item + cost.fixed_ns, target);
+    CHECK(spread.size() == 6);
+    CHECK(cost.tileNs(workItems(spread[0].global)) > target);
+    // A fixed cost near the target leaves the work items a quarter of it, not less.
+    CHECK(tileWorkTarget(target, 190000) == doctest::Approx(50000));
+}
+
 TEST_CASE("parts take tiles while their sum stays within the target, cut only where they may")
 {
     using P = PartRange;

@@ -1,10 +1,12 @@
 // The plugins' kernels built on the test device (PoCL in CI), and their plans run there
 // against the CPU references.
+#include <fstream>
 #include <random>
 
 #include <doctest/doctest.h>
 
 #include "gpu_test_support.hpp"
+#include "pipeline/kernel_source.hpp"
 #include "pipeline/plugin_params.hpp"
 #include "plugin_test_support.hpp"
 #include "reference_color.hpp"
@@ -147,6 +149,57 @@ TEST_CASE("a plugin whose kernel does not compile is unusable, with its build lo
                               (test::testPluginDir() / "broken_kernel.so").string() +
                               ") is not usable: broken_kernel.cl: clBuildProgram failed"));
     CHECK(problem.find("expected ';'") != std::string::npos); // the compiler's build log
+    // The prelude goes in front of the file, and #line keeps the file's own name and
+    // line numbers in the log: the missing semicolon ends line 6.
+    CHECK(problem.find("broken_kernel.cl:6:") != std::string::npos);
+}
+
+TEST_CASE("an edit to the kernel prelude rebuilds the programs built with it, however alike the files")
+{
+    // A kernel file that returns a value the prelude defines, built through one cache
+    // three times: with the prelude as written, after an edit that keeps its size, and
+    // again with nothing changed.
+    test::TempDir dir;
+    const std::filesystem::path kernels = dir.path() / "kernels";
+    std::filesystem::create_directory(kernels);
+    const auto writePrelude = [&](char value) {
+        std::ofstream(kernels / pipeline::kernel_prelude_file) << "#define FRAMECL_TEST_VALUE " << value << "\n";
+    };
+    std::ofstream(kernels / "value.cl") << "__kernel void value(__global int* out) { out[0] = FRAMECL_TEST_VALUE; }\n";
+    gpu::ProgramCache cache(dir.path() / "cache");
+    const gpu::GpuContext& gpu = testGpu();
+    const auto buildAndRun = [&](gpu::BuiltProgram::Origin expected_origin) {
+        auto source = pipeline::readKernelSource({kernels}, "value.cl");
+        REQUIRE_MESSAGE(source, (source ? "" : source.error().message));
+        auto built = cache.build(gpu.context()(), gpu.device(), gpu.capabilities(), *source, "value.cl", "");
+        REQUIRE_MESSAGE(built, (built ? "" : built.error().message));
+        CHECK(built->origin == expected_origin);
+        cl_int err = CL_SUCCESS;
+        cl::Kernel kernel(built->program, "value", &err);
+        REQUIRE(err == CL_SUCCESS);
+        cl::Buffer out(gpu.context(), CL_MEM_WRITE_ONLY, sizeof(cl_int));
+        setArg(kernel, 0, sizeof(cl_mem), &out());
+        REQUIRE(gpu.queue().enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(1)) == CL_SUCCESS);
+        cl_int value = 0;
+        REQUIRE(gpu.queue().enqueueReadBuffer(out, CL_TRUE, 0, sizeof value, &value) == CL_SUCCESS);
+        return value;
+    };
+    using Origin = gpu::BuiltProgram::Origin;
+    writePrelude('1');
+    CHECK(buildAndRun(Origin::BuiltFromSource) == 1);
+    writePrelude('2');
+    CHECK(buildAndRun(Origin::BuiltFromSource) == 2);
+    CHECK(buildAndRun(Origin::CacheHit) == 2);
+}
+
+TEST_CASE("kernels without the prelude in any kernel directory are refused, naming it")
+{
+    test::TempDir dir;
+    std::ofstream(dir.path() / "value.cl") << "__kernel void value(__global int* out) { out[0] = 1; }\n";
+    const auto source = pipeline::readKernelSource({dir.path()}, "value.cl");
+    REQUIRE_FALSE(source);
+    CHECK(source.error().message.find("kernel file 'prelude.cl' not found in daemon.kernel_dirs (" +
+                                      dir.path().string() + ")") != std::string::npos);
 }
 
 TEST_CASE("a plugin whose kernel file is in no kernel directory is unusable, naming the file")

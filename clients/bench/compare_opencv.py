@@ -1,0 +1,203 @@
+#!/usr/bin/env python3
+"""framecl against OpenCV's T-API on the same OpenCL device, from one framecl-bench run.
+
+framecl-bench --json J --dump D writes each case's input frame, its output and its
+times (GPU time from profiling events, and wall time per call from enqueue to
+clFinish). This script runs OpenCV's equivalent of each case on the same input, as
+UMat calls on OpenCV's OpenCL device with the same semantics (border, rounding,
+output type), timed the same way: wall time per call, ending with cv2.ocl.finish().
+It checks OpenCV's output against framecl's (a fast wrong frame is not a result) and
+prints a markdown table with the ratio.
+
+Exit status 1 if any output differs from OpenCV's by more than the case allows (the
+differences docs/filters.md documents: OpenCV's rounding of exact halves and its
+fixed-point weights), 0 otherwise.
+
+    framecl-bench --tune --json bench.json --dump frames/ ...
+    compare_opencv.py bench.json [--runs 20] [--markdown out.md] [--check-only]
+"""
+
+import argparse
+import json
+import statistics
+import sys
+import time
+
+import cv2
+import numpy as np
+
+# framecl-bench's default border, and OpenCV's name for it.
+REPLICATE = cv2.BORDER_REPLICATE
+
+# Pixel formats as framecl-bench describes them: channels and rows per frame.
+CHANNELS = {"R8": 1, "ABGR8888": 4}
+
+
+def parse_shape(text):
+    """'R8 1920x1080' -> ('R8', 1920, 1080)."""
+    fourcc, size = text.split()
+    width, height = (int(v) for v in size.split("x"))
+    return fourcc, width, height
+
+
+def load_frame(path, shape):
+    """A packed frame as a numpy array: HxW (R8), HxWx4 (ABGR8888), or (3H/2)xW (NV12)."""
+    fourcc, width, height = parse_shape(shape)
+    data = np.fromfile(path, dtype=np.uint8)
+    if fourcc == "NV12":
+        return data.reshape(height * 3 // 2, width)
+    channels = CHANNELS[fourcc]
+    frame = data.reshape(height, width, channels)
+    return frame[:, :, 0] if channels == 1 else frame
+
+
+def sobel_l1(src, dst, scratch, size):
+    """framecl's sobel magnitude l1: min(|gx| + |gy|, 255), gx and gy at 16 bits."""
+    gx, gy, ax, ay = scratch
+    cv2.Sobel(src, cv2.CV_16S, 1, 0, dst=gx, ksize=3, borderType=REPLICATE)
+    cv2.Sobel(src, cv2.CV_16S, 0, 1, dst=gy, ksize=3, borderType=REPLICATE)
+    cv2.convertScaleAbs(gx, dst=ax)
+    cv2.convertScaleAbs(gy, dst=ay)
+    cv2.add(ax, ay, dst=dst)  # saturating: min(min(|gx|, 255) + min(|gy|, 255), 255)
+
+
+def luma_from_16(src, expected):
+    """The output pixels of an NV12 frame whose Y code is at least 16."""
+    height, width = expected.shape[:2]
+    return src[:height, :width] >= 16
+
+
+def binomial(n):
+    row = [1]
+    for _ in range(n - 1):
+        row = [a + b for a, b in zip([0] + row, row + [0])]
+    return np.array(row, dtype=np.float32)
+
+
+# Each framecl-bench case: how OpenCV computes the same output from a UMat input into a
+# UMat output of the given (width, height), and the largest difference per byte allowed
+# (docs/filters.md). `scratch` makes UMats a call needs besides its output, once;
+# `compared` picks the output pixels where both define the same result.
+def opencv_cases():
+    b5 = binomial(5)
+    b9 = binomial(9)
+    return {
+        "copy": dict(
+            run=lambda src, dst, s, size: cv2.copyTo(src, None, dst=dst), tolerance=0,
+            note="copyTo"),
+        "color nv12_to_abgr": dict(
+            run=lambda src, dst, s, size: cv2.cvtColor(src, cv2.COLOR_YUV2RGBA_NV12, dst=dst), tolerance=2,
+            compared=luma_from_16,
+            note="cvtColor COLOR_YUV2RGBA_NV12 (BT.601 limited; OpenCV's fixed-point coefficients); "
+                 "pixels of Y < 16 left out: OpenCV clamps Y - 16 at 0 first, framecl does not (docs/filters.md)"),
+        "box 3x3": dict(
+            run=lambda src, dst, s, size: cv2.blur(src, (3, 3), dst=dst, borderType=REPLICATE), tolerance=1,
+            note="blur 3x3 (OpenCV may round exact halves down)"),
+        "box 15x15": dict(
+            run=lambda src, dst, s, size: cv2.blur(src, (15, 15), dst=dst, borderType=REPLICATE), tolerance=1,
+            note="blur 15x15 (OpenCV may round exact halves down)"),
+        "sobel magnitude l1": dict(
+            run=sobel_l1, tolerance=0, scratch=lambda shape: [cv2.UMat(*shape, cv2.CV_16SC1) for _ in range(2)]
+            + [cv2.UMat(*shape, cv2.CV_8UC1) for _ in range(2)],
+            note="Sobel dx and dy (CV_16S), convertScaleAbs, add"),
+        "bicubic R8 to half size": dict(
+            run=lambda src, dst, s, size: cv2.resize(src, size, dst=dst, interpolation=cv2.INTER_CUBIC),
+            tolerance=2, note="resize INTER_CUBIC (a = -0.75; OpenCV's fixed-point weights)"),
+        "bicubic ABGR8888 to double size": dict(
+            run=lambda src, dst, s, size: cv2.resize(src, size, dst=dst, interpolation=cv2.INTER_CUBIC),
+            tolerance=2, note="resize INTER_CUBIC (a = -0.75; OpenCV's fixed-point weights)"),
+        "convolve 5x5": dict(
+            run=lambda src, dst, s, size: cv2.filter2D(src, -1, np.outer(b5, b5) / 256.0, dst=dst, borderType=REPLICATE),
+            tolerance=1, note="filter2D, the 5x5 binomial / 256"),
+        "convolve 9+9 separable": dict(
+            run=lambda src, dst, s, size: cv2.sepFilter2D(src, -1, b9, b9 / 65536.0, dst=dst, borderType=REPLICATE),
+            tolerance=1, note="sepFilter2D, the 9-tap binomial pair / 65536"),
+    }
+
+
+def time_calls(call, runs, warmup=3):
+    """Median wall time of `call`, in ns, each call ended by cv2.ocl.finish()."""
+    for _ in range(warmup):
+        call()
+        cv2.ocl.finish()
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter_ns()
+        call()
+        cv2.ocl.finish()
+        times.append(time.perf_counter_ns() - start)
+    return statistics.median_low(times)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("bench_json", help="framecl-bench --json output, run with --dump")
+    parser.add_argument("--runs", type=int, default=20, help="timed OpenCV calls per case")
+    parser.add_argument("--markdown", help="write the table here as well as to stdout")
+    parser.add_argument("--check-only", action="store_true", help="check the outputs; time nothing")
+    args = parser.parse_args()
+
+    with open(args.bench_json) as f:
+        bench = json.load(f)
+    cv2.ocl.setUseOpenCL(True)
+    device = cv2.ocl.Device.getDefault()
+    opencv_device = f"{device.name()} ({device.vendorName()}, {device.OpenCLVersion()})" if cv2.ocl.haveOpenCL() \
+        else "no OpenCL device: OpenCV runs on the CPU"
+    cases = opencv_cases()
+
+    rows = []
+    wrong = 0
+    for m in bench["measurements"]:
+        if "output_file" not in m:
+            continue
+        case = cases.get(m["filter"])
+        if case is None:
+            rows.append(f"| {m['filter']} | {m['input']} | {m['median_ns'] / 1e6:.3f} | "
+                        f"{m['wall_median_ns'] / 1e6:.3f} | – | – | – | OpenCV has no equivalent |")
+            continue
+        src = load_frame(m["input_file"], m["input"])
+        expected = load_frame(m["output_file"], m["output"])
+        usrc = cv2.UMat(src)
+        udst = cv2.UMat(expected.shape[0], expected.shape[1], cv2.CV_8UC1 if expected.ndim == 2 else cv2.CV_8UC4)
+        scratch = case["scratch"](src.shape) if "scratch" in case else None
+        size = (expected.shape[1], expected.shape[0])
+        call = lambda: case["run"](usrc, udst, scratch, size)
+        call()
+        cv2.ocl.finish()
+        got = udst.get()
+        difference = np.abs(got.astype(np.int16) - expected.astype(np.int16))
+        if "compared" in case:  # the pixels where the two define the same result
+            difference = difference[case["compared"](src, expected)]
+        largest = int(difference.max())
+        differing = int((difference > 0).sum())
+        ok = largest <= case["tolerance"]
+        wrong += 0 if ok else 1
+        verdict = ("equal" if differing == 0 else
+                   f"within {largest}: {differing} of {difference.size} bytes differ "
+                   f"({100 * differing / difference.size:.3f}%)") + ("" if ok else f" — OVER ±{case['tolerance']}")
+        if args.check_only:
+            rows.append(f"| {m['filter']} | {m['input']} | – | – | – | – | {verdict} | {case['note']} |")
+            continue
+        opencv_ns = time_calls(call, args.runs)
+        rows.append(f"| {m['filter']} | {m['input']} | {m['median_ns'] / 1e6:.3f} | "
+                    f"{m['wall_median_ns'] / 1e6:.3f} | {opencv_ns / 1e6:.3f} | "
+                    f"{opencv_ns / m['wall_median_ns']:.1f}x | {verdict} | {case['note']} |")
+
+    text = (f"framecl: {bench['device']} (`{bench['command']}`). OpenCV {cv2.__version__} T-API on "
+            f"{opencv_device}, median of {args.runs} calls after 3, wall time each ending with "
+            f"cv2.ocl.finish(). framecl's wall time is measured the same way (enqueue to clFinish), "
+            f"next to its GPU time from profiling events; the ratio is OpenCV's wall time over framecl's.\n\n"
+            "| work | input | framecl GPU ms | framecl wall ms | OpenCV wall ms | OpenCV / framecl | "
+            "outputs (framecl vs OpenCV) | OpenCV's calls |\n"
+            "| --- | --- | ---: | ---: | ---: | ---: | --- | --- |\n" + "\n".join(rows) + "\n")
+    print(text)
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(text)
+    if wrong:
+        print(f"compare_opencv: {wrong} case(s) differ from OpenCV past their tolerance", file=sys.stderr)
+    return 1 if wrong else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

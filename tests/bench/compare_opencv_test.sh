@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# framecl's outputs against OpenCV's on the CI device (PoCL): framecl-bench runs each
+# case that OpenCV has an equivalent for on random frames of odd sizes and dumps its
+# frames, and compare_opencv.py --check-only runs OpenCV on the same inputs and fails
+# where an output differs past what docs/filters.md says the two definitions allow.
+# OpenCV is a reference written by others: this checks framecl's semantics (borders,
+# anchors, rounding, the colour matrix, Keys' cubic), not only its kernels against
+# framecl's own CPU references. Usage: compare_opencv_test.sh FRAMECL_BENCH PYTHON SCRIPT
+set -euo pipefail
+bench=$1 python=$2 script=$3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# Even sides for NV12; no side a multiple of 4 or 16, so every kernel's edge paths run.
+"$bench" --sizes 138x66 --runs 1 --warmup 0 --no-extra-sizes --filters copy,color,box,sobel,bicubic,convolve \
+    --plugin-dir "$FRAMECL_PLUGIN_DIR" --kernel-dir "$FRAMECL_SOURCE_ROOT/kernels" --cache-dir "$work/cache" \
+    --dump "$work/frames" --json "$work/bench.json" --markdown "$work/bench.md"
+"$python" "$script" "$work/bench.json" --check-only
