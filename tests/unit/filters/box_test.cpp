@@ -298,8 +298,22 @@ TEST_CASE("auto plans rows16 for an R8 box at most 3 wide and running for a wide
     REQUIRE(wide.dispatch_count == 1);
     CHECK(std::string(wide.dispatches[0].kernel) == "box_running_r8");
     CHECK(wide.dispatches[0].global[0] == 3 * 64); // 641 / 256, rounded up, work groups of 64
-    CHECK(wide.dispatches[0].global[1] == 8);      // 479 / 64, rounded up
     CHECK(wide.dispatches[0].local_hint[0] == 64);
+    // Bands of 64 rows, halved down to 16 while the frame has fewer than 2048 groups:
+    // 641x479 has 3 x 30 in bands of 16.
+    CHECK(wide.dispatches[0].global[1] == 30);
+    CHECK(wide.dispatches[0].args[8].uint_value == 16);
+    const auto bandOf = [](uint32_t width, uint32_t height) {
+        auto definition = device().pipelines.catalog.find(pipelineName({5, 7}, "replicate", "running"));
+        REQUIRE(definition);
+        auto plan = definition->stages[0].plugin->plan({DRM_FORMAT_R8, width, height}, definition->stages[0].params);
+        REQUIRE(plan);
+        CHECK(plan->dispatches[0].global[1] * plan->dispatches[0].args[8].uint_value >= height);
+        return plan->dispatches[0].args[8].uint_value;
+    };
+    CHECK(bandOf(7680, 4320) == 32); // 30 groups across: 30 x 68 in bands of 64, 30 x 135 in 32
+    CHECK(bandOf(8192, 8192) == 64); // 32 x 128
+    CHECK(bandOf(1920, 1080) == 16);
     for (const char* variant : {"rows16", "running"}) {
         const auto abgr = planOf(pipelineName({3, 3}, "replicate", variant), DRM_FORMAT_ABGR8888);
         REQUIRE(abgr.dispatch_count == 2);
