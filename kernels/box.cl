@@ -5,7 +5,7 @@
 // image follow `border`. The sums are exact integers (at most 63 * 63 * 255), so every
 // variant gives the CPU reference's result on every pixel.
 //
-// Two variants (plugins/box/box.cpp chooses):
+// Four variants (plugins/box/box.cpp chooses):
 //   direct     box_direct_*: the guide's baseline (§10.2.1), the whole window per pixel
 //   separable  box_rows_* then box_columns_*: the window split into a horizontal pass
 //              and a vertical pass, as §10.2.1 splits its 8x8 box into two passes to
@@ -21,6 +21,8 @@
 //              the words they were loaded in: NVIDIA's compiler turns a uchar16
 //              reinterpreted from a uint4 back into 4-byte loads. Wider boxes, and
 //              blocks reaching past the last column, sum column by column instead.
+//   running    box_running_r8 (R8 only): one pass, running sums in both directions,
+//              so that a pixel costs the same whatever the box's size (below).
 
 // Border rules: framecl_border_index and FRAMECL_BORDER_* (kernels/prelude.cl, which the
 // daemon builds in front of this file).

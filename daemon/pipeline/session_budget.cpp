@@ -214,7 +214,9 @@ void Session::frameCompleted(const EnqueuedFrame& frame, uint64_t wall_ns)
     } else {
         // One time for the whole recording: the tiles' fixed costs taken off, every
         // per-item prediction scaled by how far off their sum was, and each tile's time
-        // estimated as its fixed cost and its scaled work.
+        // estimated as its fixed cost and its scaled work. A frame shorter than its fixed
+        // costs alone (a fixed cost fitted too high) teaches no per-item cost, and its
+        // tiles are counted at their whole predictions scaled to what it took.
         const uint64_t recorded = recordedNs(frame);
         const uint64_t measured = recorded > 0 ? recorded : wall_ns;
         double fixed = 0, predicted_work = 0;
@@ -222,15 +224,20 @@ void Session::frameCompleted(const EnqueuedFrame& frame, uint64_t wall_ns)
             fixed += dispatches_[tile.dispatch].cost.fixed_ns;
             predicted_work += double(tile.items) * dispatches_[tile.dispatch].cost.ns_per_item;
         }
-        if (!(double(measured) > fixed) || !(predicted_work > 0))
+        if (measured == 0 || !(predicted_work > 0))
             return; // nothing to scale, or no prediction to scale
-        const double scale = (double(measured) - fixed) / predicted_work;
+        const bool past_fixed = double(measured) > fixed;
+        const double work_scale = past_fixed ? (double(measured) - fixed) / predicted_work : 0;
+        const double whole_scale = double(measured) / (fixed + predicted_work);
         for (const RecordedTile& tile : tiles) {
             const DispatchCost& cost = dispatches_[tile.dispatch].cost;
-            count(tile.dispatch, uint64_t(cost.fixed_ns + double(tile.items) * cost.ns_per_item * scale), true);
+            const double work = double(tile.items) * cost.ns_per_item;
+            count(tile.dispatch,
+                  uint64_t(past_fixed ? cost.fixed_ns + work * work_scale : (cost.fixed_ns + work) * whole_scale),
+                  true);
         }
         for (size_t d = 0; d < dispatches_.size(); ++d)
-            measured_per_item[d] = dispatches_[d].cost.ns_per_item * scale;
+            measured_per_item[d] = dispatches_[d].cost.ns_per_item * work_scale; // 0: nothing learnt
     }
     if (frame.first_of_sequence)
         return;
