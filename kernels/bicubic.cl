@@ -16,7 +16,7 @@
 // (tests/support/reference_bicubic.hpp), and equal to it where t = 0 (every tap
 // weight 0 but one of 1: scaling to the same size returns the input).
 //
-// Two variants (plugins/bicubic/bicubic.cpp chooses); bytes per output pixel:
+// Three variants (plugins/bicubic/bicubic.cpp chooses); bytes per output pixel:
 //   pixel  bicubic_pixel_*: one output pixel per work item, its 16 taps each mapped
 //          through the border rule and loaded on their own, its weights computed per
 //          pixel. The guide's formula as written. Reads 16 pixels, writes 1.
@@ -36,6 +36,8 @@
 //          STRIP_ROWS taps per output pixel: 4.2 at s = 1.5 and 8.5 at s = 0.5, against
 //          16; at s = 1.5 an R8 strip issues 1.04 vload8 per 4 outputs where `pixel`
 //          issues 64 byte loads. Writes 1 pixel per output pixel.
+//   image  bicubic_image_*: pixel with the input read from an image (guide §6.2), at
+//          the end of this file.
 // The registers a strip holds do not grow with STRIP_ROWS (its rows are a loop over a
 // 4-row window), so it does not run into the register spilling that guide §10.3.4
 // saw when a work item took more outputs.
@@ -343,3 +345,56 @@ __kernel void bicubic_strip_abgr(__global const uchar* restrict src, uint src_of
                 out);
     }
 }
+
+// ---- image: pixel's one output per work item, its taps read from an image ------------
+
+#ifdef __IMAGE_SUPPORT__
+// Guide §6.2: the texture path maps each tap's coordinates (the sampler's clamp is the
+// replicate border) and its cache serves the taps neighbouring outputs share. The taps
+// are read nearest, not filtered, so the result is pixel's. Reads 16 texels, writes 1
+// pixel per output pixel.
+__kernel void bicubic_image_r8(__read_only image2d_t src, __global uchar* restrict dst, uint dst_offset,
+                               uint dst_stride, uint in_width, uint in_height, uint out_width, uint out_height,
+                               float a, uint border, uint border_value)
+{
+    const uint x = get_global_id(0);
+    const uint y = get_global_id(1);
+    if (x >= out_width || y >= out_height) return;
+    const Taps tx = tapsOf(x, in_width, out_width);
+    const Taps ty = tapsOf(y, in_height, out_height);
+    const float4 wx = weights(tx.t, a);
+    const float4 wy = weights(ty.t, a);
+    float sum = 0.0f;
+    for (int j = 0; j < 4; ++j) {
+        const int row = ty.first + j;
+        float4 taps;
+        for (int i = 0; i < 4; ++i)
+            taps[i] = framecl_read_pixel(src, tx.first + i, row, in_width, in_height, border, border_value);
+        sum += (j == 0 ? wy.x : j == 1 ? wy.y : j == 2 ? wy.z : wy.w) * dot(taps, wx);
+    }
+    dst[dst_offset + y * dst_stride + x] = toPixel(sum);
+}
+
+__kernel void bicubic_image_abgr(__read_only image2d_t src, __global uchar* restrict dst, uint dst_offset,
+                                 uint dst_stride, uint in_width, uint in_height, uint out_width, uint out_height,
+                                 float a, uint border, uint border_value)
+{
+    const uint x = get_global_id(0);
+    const uint y = get_global_id(1);
+    if (x >= out_width || y >= out_height) return;
+    const Taps tx = tapsOf(x, in_width, out_width);
+    const Taps ty = tapsOf(y, in_height, out_height);
+    const float4 wx = weights(tx.t, a);
+    const float4 wy = weights(ty.t, a);
+    float4 sum = 0.0f;
+    for (int j = 0; j < 4; ++j) {
+        const int row = ty.first + j;
+        float4 pass = 0.0f;
+        for (int i = 0; i < 4; ++i)
+            pass += wx[i] * convert_float4(framecl_read_pixel4(src, tx.first + i, row, in_width, in_height, border,
+                                                               border_value));
+        sum += (j == 0 ? wy.x : j == 1 ? wy.y : j == 2 ? wy.z : wy.w) * pass;
+    }
+    vstore4(toPixel4(sum), x, dst + dst_offset + y * dst_stride);
+}
+#endif

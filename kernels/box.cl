@@ -5,7 +5,7 @@
 // image follow `border`. The sums are exact integers (at most 63 * 63 * 255), so every
 // variant gives the CPU reference's result on every pixel.
 //
-// Four variants (plugins/box/box.cpp chooses):
+// Five variants (plugins/box/box.cpp chooses):
 //   direct     box_direct_*: the guide's baseline (§10.2.1), the whole window per pixel
 //   separable  box_rows_* then box_columns_*: the window split into a horizontal pass
 //              and a vertical pass, as §10.2.1 splits its 8x8 box into two passes to
@@ -23,6 +23,8 @@
 //              blocks reaching past the last column, sum column by column instead.
 //   running    box_running_r8 (R8 only): one pass, running sums in both directions,
 //              so that a pixel costs the same whatever the box's size (below).
+//   image      box_rows_image_* then box_columns_image_r8 or box_columns_abgr:
+//              separable, reading through images (at the end of this file).
 
 // Border rules: framecl_border_index and FRAMECL_BORDER_* (kernels/prelude.cl, which the
 // daemon builds in front of this file).
@@ -574,3 +576,53 @@ void box_running_r8(__global const uchar* restrict src, uint src_offset, uint sr
     }
 }
 
+
+#ifdef __IMAGE_SUPPORT__
+// image: separable, with the input read as an image (guide §6.2) and, on R8, the
+// horizontal sums kept in an R16 image (CL_R of CL_UNSIGNED_INT16) that the second pass
+// reads the same way. On ABGR8888 the sums go to the separable variant's R16 buffer
+// (an image four times the frame's width would pass the texture path's width limit on
+// large frames) and box_columns_abgr finishes. Per output pixel the reads are those of
+// separable, served by the texture cache.
+__kernel void box_rows_image_r8(__read_only image2d_t src, __write_only image2d_t sums, uint width, uint height,
+                                uint box_width, uint border, uint border_value)
+{
+    const int x = get_global_id(0), y = get_global_id(1);
+    if (x >= width || y >= height)
+        return;
+    const int left = x - (int)(box_width / 2);
+    uint sum = 0;
+    for (int i = 0; i < (int)box_width; ++i)
+        sum += framecl_read_pixel(src, left + i, y, width, height, border, border_value);
+    write_imageui(sums, (int2)(x, y), (uint4)(sum, 0, 0, 1));
+}
+
+__kernel void box_columns_image_r8(__read_only image2d_t sums, __global uchar* restrict dst, uint dst_offset,
+                                   uint dst_stride, uint width, uint height, uint box_width, uint box_height,
+                                   uint border, uint border_value)
+{
+    const int x = get_global_id(0), y = get_global_id(1);
+    if (x >= width || y >= height)
+        return;
+    const int top = y - (int)(box_height / 2);
+    uint sum = 0;
+    for (int j = 0; j < (int)box_height; ++j)
+        sum += framecl_read_pixel(sums, x, top + j, width, height, border, box_width * border_value);
+    const uint count = box_width * box_height;
+    dst[dst_offset + y * dst_stride + x] = (uchar)((sum + count / 2) / count);
+}
+
+__kernel void box_rows_image_abgr(__read_only image2d_t src, __global uchar* restrict sums, uint sums_offset,
+                                  uint sums_stride, uint width, uint height, uint box_width, uint border,
+                                  uint border_value)
+{
+    const int x = get_global_id(0), y = get_global_id(1);
+    if (x >= width || y >= height)
+        return;
+    const int left = x - (int)(box_width / 2);
+    uint4 sum = 0;
+    for (int i = 0; i < (int)box_width; ++i)
+        sum += framecl_read_pixel4(src, left + i, y, width, height, border, border_value);
+    vstore4(convert_ushort4(sum), x, (__global ushort*)(sums + sums_offset + y * sums_stride));
+}
+#endif

@@ -179,3 +179,27 @@ void nv12_block_body(__global const uchar* restrict luma, uint luma_offset, uint
 
 NV12_BLOCK_KERNEL(8)
 NV12_BLOCK_KERNEL(16)
+
+#ifdef __IMAGE_SUPPORT__
+// abgr_to_y and nv12_to_y writing their R8 output as an image, where the next stage
+// reads it as one (include/framecl/plugin.h, framecl_plan_request): nothing is copied
+// between the two.
+__kernel void abgr_to_y_image(__global const uchar* restrict src, uint src_offset, uint src_stride,
+                              __write_only image2d_t dst, uint width, uint height)
+{
+    const int x = get_global_id(0), y = get_global_id(1);
+    if (x >= width || y >= height)
+        return;
+    const uint4 p = convert_uint4(vload4(0, src + src_offset + y * src_stride + 4 * x));
+    write_imageui(dst, (int2)(x, y), (uint4)((299u * p.x + 587u * p.y + 114u * p.z + 500u) / 1000u, 0, 0, 1));
+}
+
+__kernel void nv12_to_y_image(__global const uchar* restrict src, uint src_offset, uint src_stride,
+                              __write_only image2d_t dst, uint width, uint height)
+{
+    const int x = get_global_id(0), y = get_global_id(1);
+    if (x >= width || y >= height)
+        return;
+    write_imageui(dst, (int2)(x, y), (uint4)(src[src_offset + y * src_stride + x], 0, 0, 1));
+}
+#endif

@@ -35,6 +35,8 @@
 //                     vload16 and the window slid over them in registers: reads
 //                     16 x kernel_height / 8 = 2 x kernel_height bytes, writes 1 (a
 //                     vstore8 per work item)
+//   convolve_image    image: direct with the window read from an image (guide §6.2),
+//                     at the end of this file
 
 // Border rules: framecl_border_index and FRAMECL_BORDER_* (kernels/prelude.cl, which the
 // daemon builds in front of this file).
@@ -273,3 +275,27 @@ __kernel void convolve_columns8(__global const uchar* restrict sums, uint sums_o
     }
     store8(convert_uchar8_sat_rte(sum + delta), dst + dst_offset + y * dst_stride, x0, width);
 }
+
+#ifdef __IMAGE_SUPPORT__
+// convolve_image: direct's one output per work item, its window read from an image
+// (guide §6.2): the texture cache serves the overlap of neighbouring windows, the
+// sampler the replicate border. Reads kernel_width x kernel_height texels, writes 1 byte.
+__kernel void convolve_image(__read_only image2d_t src, __global uchar* restrict dst, uint dst_offset,
+                             uint dst_stride, uint width, uint height, __constant float* weights,
+                             uint kernel_width, uint kernel_height, uint border, uint border_value, float delta)
+{
+    const int x = get_global_id(0), y = get_global_id(1);
+    if (x >= width || y >= height)
+        return;
+    const int left = x - (int)(kernel_width / 2);
+    const int top = y - (int)(kernel_height / 2);
+    float sum = 0.0f;
+    for (int j = 0; j < (int)kernel_height; ++j) {
+        __constant float* w = weights + j * kernel_width;
+        for (int i = 0; i < (int)kernel_width; ++i)
+            sum = mad(w[i], (float)framecl_read_pixel(src, left + i, top + j, width, height, border, border_value),
+                      sum);
+    }
+    dst[dst_offset + y * dst_stride + x] = convert_uchar_sat_rte(sum + delta);
+}
+#endif

@@ -31,3 +31,37 @@ __kernel void copy_plane(__global const uchar* restrict src, uint src_offset, ui
     for (uint i = 0; i < row_bytes - x0; ++i)
         to[i] = from[i];
 }
+
+// The daemon's copies of a plane into the image a stage reads it from, where no stage
+// wrote it as one (include/framecl/plugin.h, the *_IMAGE kinds): one work item per
+// pixel, (src, src_offset, src_stride, dst, width, height). An 8-bit plane is CL_R (NV12's
+// UV plane too, byte by byte), ABGR8888 CL_RGBA, R16 CL_R of 16 bits; all CL_UNSIGNED_INT*.
+
+__kernel void copy_plane_to_image_r8(__global const uchar* restrict src, uint src_offset, uint src_stride,
+                                     __write_only image2d_t dst, uint width, uint height)
+{
+    const int x = get_global_id(0), y = get_global_id(1);
+    if (x >= width || y >= height)
+        return;
+    write_imageui(dst, (int2)(x, y), (uint4)(src[src_offset + y * src_stride + x], 0, 0, 1));
+}
+
+__kernel void copy_plane_to_image_rgba8(__global const uchar* restrict src, uint src_offset, uint src_stride,
+                                        __write_only image2d_t dst, uint width, uint height)
+{
+    const int x = get_global_id(0), y = get_global_id(1);
+    if (x >= width || y >= height)
+        return;
+    write_imageui(dst, (int2)(x, y), convert_uint4(vload4(0, src + src_offset + y * src_stride + 4 * x)));
+}
+
+__kernel void copy_plane_to_image_r16(__global const uchar* restrict src, uint src_offset, uint src_stride,
+                                      __write_only image2d_t dst, uint width, uint height)
+{
+    const int x = get_global_id(0), y = get_global_id(1);
+    if (x >= width || y >= height)
+        return;
+    // R16 is little-endian; an offset or stride may be odd, so bytes are read one by one.
+    __global const uchar* p = src + src_offset + y * src_stride + 2 * x;
+    write_imageui(dst, (int2)(x, y), (uint4)(p[0] | (uint)p[1] << 8, 0, 0, 1));
+}

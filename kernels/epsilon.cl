@@ -27,6 +27,8 @@
 //                            2(2r+1) bytes (18 for r = 4) per output pixel.
 //   epsilon_wide16x2_r<r>    wide16 for 16x2 pixels: the two rows' 2r + 2 window rows
 //                            loaded once. Reads (2r+2) bytes (10 for r = 4) per output.
+//   epsilon_image            one pixel per work item, the window read from an image
+//                            (guide §6.2), branchless (at the end of this file).
 //
 // Pixels are compared as the values 0..255, not normalised to 0..1 as the guide's UNORM
 // image reads are, so every threshold test is exact; every mean is divided and rounded
@@ -464,3 +466,48 @@ EPSILON_KERNELS(4)
 EPSILON_KERNELS(5)
 EPSILON_KERNELS(6)
 EPSILON_KERNELS(7)
+
+#ifdef __IMAGE_SUPPORT__
+// epsilon_image: baseline's one pixel per work item, its window read from an image
+// (guide §6.2: the texture cache serves the windows' overlap, the sampler the replicate
+// border) and accumulated without branches (§10.3.6). epsilon_image_to_image writes an
+// image too, where the next stage reads one (include/framecl/plugin.h).
+uint epsilon_image_pixel(__read_only image2d_t src, int x, int y, int w, int h, int r, uint threshold,
+                         uint border, uint border_value)
+{
+    const float c = framecl_read_pixel(src, x, y, w, h, border, border_value);
+    const float t = threshold;
+    float sum = 0.0f, count = 0.0f;
+    for (int dy = -r; dy <= r; ++dy)
+        for (int dx = -r; dx <= r; ++dx) {
+            const float p = framecl_read_pixel(src, x + dx, y + dy, w, h, border, border_value);
+            const float in = fabs(p - c) <= t ? 1.0f : 0.0f;
+            sum = mad(in, p, sum);
+            count += in;
+        }
+    const int s = sum, n = count;
+    return (uint)((2 * s + n) / (2 * n));
+}
+
+__kernel void epsilon_image(__read_only image2d_t src, __global uchar* restrict dst, uint dst_offset,
+                            uint dst_stride, uint width, uint height, uint radius, uint threshold, uint border,
+                            uint border_value)
+{
+    const int x = get_global_id(0), y = get_global_id(1);
+    if (x >= width || y >= height)
+        return;
+    dst[dst_offset + y * dst_stride + x] =
+        (uchar)epsilon_image_pixel(src, x, y, width, height, radius, threshold, border, border_value);
+}
+
+__kernel void epsilon_image_to_image(__read_only image2d_t src, __write_only image2d_t dst, uint width,
+                                     uint height, uint radius, uint threshold, uint border, uint border_value)
+{
+    const int x = get_global_id(0), y = get_global_id(1);
+    if (x >= width || y >= height)
+        return;
+    write_imageui(dst, (int2)(x, y),
+                  (uint4)(epsilon_image_pixel(src, x, y, width, height, radius, threshold, border, border_value),
+                          0, 0, 1));
+}
+#endif

@@ -319,3 +319,34 @@ __kernel void meanshift_local(__global const uchar* restrict src, uint src_offse
     }
     storePixel(dst, dst_offset, dst_stride, x, y, point.colour, own.w);
 }
+
+#ifdef __IMAGE_SUPPORT__
+// image: baseline's loop with each window pixel one texel read (guide §6.2), CL_RGBA
+// of CL_UNSIGNED_INT8: the texture cache serves the windows, which later iterations
+// move around the pixel as no fixed local tile can follow. The window is clipped to the
+// image, so the sampler never clamps. Reads (2 sp + 1)² texels per iteration.
+__kernel void meanshift_image(__read_only image2d_t src, __global uchar* restrict dst, uint dst_offset,
+                              uint dst_stride, uint width, uint height, uint sp, uint sr2, uint max_iter, uint eps)
+{
+    const int x = get_global_id(0);
+    const int y = get_global_id(1);
+    if (x >= (int)width || y >= (int)height)
+        return;
+    const uint4 own = read_imageui(src, framecl_image_sampler, (int2)(x, y));
+    ShiftPoint point = {x, y, convert_int3(own.xyz)};
+    for (uint iter = 0; iter < max_iter; ++iter) {
+        const Window window = clippedWindow(point, (int)sp, (int)width, (int)height);
+        WindowSum sum = {0, 0, 0, (int3)(0)};
+        for (int wy = window.miny; wy <= window.maxy; ++wy) {
+            const int count_before = sum.count;
+            for (int wx = window.minx; wx <= window.maxx; ++wx)
+                accumulate(&sum, convert_int3(read_imageui(src, framecl_image_sampler, (int2)(wx, wy)).xyz), wx,
+                           point.colour, (int)sr2);
+            sum.sy += wy * (sum.count - count_before);
+        }
+        if (!shiftStep(&point, sum, (int)eps))
+            break;
+    }
+    storePixel(dst, dst_offset, dst_stride, x, y, point.colour, (uchar)own.w);
+}
+#endif

@@ -28,3 +28,38 @@ int framecl_border_index(int i, int size, uint border)
         m += period;
     return m < size ? m : period - m;
 }
+
+#ifdef __IMAGE_SUPPORT__
+// Images (include/framecl/plugin.h, the *_IMAGE kinds) are read at integer coordinates,
+// nearest texel. Outside the image the sampler clamps to the edge, which is the
+// replicate rule; framecl_read_* map the coordinates first for the others (guide §6.2:
+// the texture path does the address arithmetic and caches the 2-D neighbourhood).
+__constant sampler_t framecl_image_sampler =
+    CLK_NORMALIZED_COORDS_FALSE | CLK_ADDRESS_CLAMP_TO_EDGE | CLK_FILTER_NEAREST;
+
+// Pixel (x, y) of a single-channel image of width x height under `border`.
+uint framecl_read_pixel(__read_only image2d_t image, int x, int y, int width, int height, uint border,
+                        uint border_value)
+{
+    if (border != FRAMECL_BORDER_REPLICATE && (x < 0 || x >= width || y < 0 || y >= height)) {
+        x = framecl_border_index(x, width, border);
+        y = framecl_border_index(y, height, border);
+        if (x < 0 || y < 0)
+            return border_value;
+    }
+    return read_imageui(image, framecl_image_sampler, (int2)(x, y)).x;
+}
+
+// The same of a four-channel (ABGR8888) image: every channel is border_value outside.
+uint4 framecl_read_pixel4(__read_only image2d_t image, int x, int y, int width, int height, uint border,
+                          uint border_value)
+{
+    if (border != FRAMECL_BORDER_REPLICATE && (x < 0 || x >= width || y < 0 || y >= height)) {
+        x = framecl_border_index(x, width, border);
+        y = framecl_border_index(y, height, border);
+        if (x < 0 || y < 0)
+            return (uint4)(border_value);
+    }
+    return read_imageui(image, framecl_image_sampler, (int2)(x, y));
+}
+#endif

@@ -106,6 +106,9 @@ uchar16 magnitudeL2x16(short16 gx, short16 gy)
     return convert_uchar16_sat(r);
 }
 
+void storeGradient(__global uchar* dst, uint dst_offset, uint dst_stride, uint x, uint y, int3 above, int3 at,
+                   int3 below, uint result);
+
 // One output pixel at (x, y) from its 3x3 window, borders applied: the whole of
 // sobel_pixel, and the path of the wide variants at the image's edges.
 void sobelPixel(__global const uchar* src, uint src_offset, uint src_stride, __global uchar* dst,
@@ -119,6 +122,13 @@ void sobelPixel(__global const uchar* src, uint src_offset, uint src_stride, __g
         windowRow(src, src_offset, src_stride, w, h, (int)x, (int)y, border, border_value);
     const int3 below =
         windowRow(src, src_offset, src_stride, w, h, (int)x, (int)y + 1, border, border_value);
+    storeGradient(dst, dst_offset, dst_stride, x, y, above, at, below, result);
+}
+
+// Output (x, y) from the rows above, at and below it (x - 1, x, x + 1 each).
+void storeGradient(__global uchar* dst, uint dst_offset, uint dst_stride, uint x, uint y, int3 above, int3 at,
+                   int3 below, uint result)
+{
     const int gx = (above.z - above.x) + 2 * (at.z - at.x) + (below.z - below.x);
     const int gy = (below.x + 2 * below.y + below.z) - (above.x + 2 * above.y + above.z);
 
@@ -435,3 +445,27 @@ __kernel void sobel_aligned16x4(__global const uchar* restrict src, uint src_off
     sobelLaneBlock(src, src_offset, src_stride, dst, dst_offset, dst_stride, width, height, result,
                    border, border_value, 16 * get_global_id(0), 4 * get_global_id(1), 4);
 }
+
+#ifdef __IMAGE_SUPPORT__
+// sobel_image: one output per work item, its 3x3 window read from an image (guide
+// §6.2): the texture path's cache serves the overlap between neighbouring items, and
+// its clamp the replicate border.
+int3 imageRow(__read_only image2d_t src, int width, int height, int x, int y, uint border, uint border_value)
+{
+    return (int3)((int)framecl_read_pixel(src, x - 1, y, width, height, border, border_value),
+                  (int)framecl_read_pixel(src, x, y, width, height, border, border_value),
+                  (int)framecl_read_pixel(src, x + 1, y, width, height, border, border_value));
+}
+
+__kernel void sobel_image(__read_only image2d_t src, __global uchar* restrict dst, uint dst_offset,
+                          uint dst_stride, uint width, uint height, uint result, uint border, uint border_value)
+{
+    const uint x = get_global_id(0), y = get_global_id(1);
+    if (x >= width || y >= height)
+        return;
+    const int w = (int)width, h = (int)height;
+    storeGradient(dst, dst_offset, dst_stride, x, y, imageRow(src, w, h, (int)x, (int)y - 1, border, border_value),
+                  imageRow(src, w, h, (int)x, (int)y, border, border_value),
+                  imageRow(src, w, h, (int)x, (int)y + 1, border, border_value), result);
+}
+#endif

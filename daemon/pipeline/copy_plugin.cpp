@@ -52,7 +52,7 @@ framecl_arg uintArg(uint32_t value)
 // One copy_plane dispatch per plane, one work item per 16 bytes of a row (the last one
 // of a row may take fewer) and per row: the kernel copies bytes, so one dispatch serves
 // every format.
-int plan(const framecl_format* in, const framecl_param_value*, framecl_plan* plan, char*, size_t)
+int plan(const framecl_format* in, const framecl_param_value*, const framecl_plan_request*, framecl_plan* plan, char*, size_t)
 {
     framecl_frame_layout packed{};
     const uint64_t total = framecl_packed_layout(in->fourcc, in->width, in->height, &packed);

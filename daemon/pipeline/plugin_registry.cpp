@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <bit>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -95,7 +96,8 @@ std::optional<std::string> schemaProblem(const ParamSchema& p)
 
 // Why a plan cannot be executed, or nothing. `out` is what negotiate gave for `in`.
 std::optional<std::string> planProblem(const framecl_plan& plan, const framecl_format& in,
-                                       const framecl_format& out, uint32_t kernel_file_count)
+                                       const framecl_format& out, uint32_t kernel_file_count,
+                                       uint32_t output_image_planes)
 {
     if (plan.dispatch_count == 0 || plan.dispatch_count > FRAMECL_MAX_DISPATCHES)
         return fmt::format("dispatch_count {} is not between 1 and {}", plan.dispatch_count,
@@ -120,6 +122,9 @@ std::optional<std::string> planProblem(const framecl_plan& plan, const framecl_f
 
     const uint32_t in_planes = framecl_format_planes(in.fourcc);
     const uint32_t out_planes = framecl_format_planes(out.fourcc);
+    // How each output plane and intermediate is bound, as a buffer or as an image: one
+    // or the other throughout the plan (plugin.h).
+    uint32_t output_buffers = 0, output_images = 0, intermediate_buffers = 0, intermediate_images = 0;
     for (uint32_t d = 0; d < plan.dispatch_count; ++d) {
         const framecl_dispatch& dispatch = plan.dispatches[d];
         const auto problem = [&](const std::string& what) {
@@ -153,24 +158,33 @@ std::optional<std::string> planProblem(const framecl_plan& plan, const framecl_f
             const auto argProblem = [&](const std::string& what) {
                 return problem(fmt::format("argument {}: {}", a, what));
             };
-            const std::optional<framecl_arg_kind> kind = abiEnum(arg.kind, FRAMECL_ARG_CONSTANT);
+            const std::optional<framecl_arg_kind> kind = abiEnum(arg.kind, FRAMECL_ARG_INTERMEDIATE_IMAGE);
             if (!kind)
                 return argProblem(fmt::format("unknown kind {}", abiInteger(arg.kind)));
             switch (*kind) {
             case FRAMECL_ARG_INPUT_PLANE:
+            case FRAMECL_ARG_INPUT_IMAGE:
                 if (arg.index >= in_planes)
                     return argProblem(fmt::format("input plane {}, but {} has {}", arg.index,
                                                   formatText(in), in_planes));
                 break;
             case FRAMECL_ARG_OUTPUT_PLANE:
+            case FRAMECL_ARG_OUTPUT_IMAGE:
                 if (arg.index >= out_planes)
                     return argProblem(fmt::format("output plane {}, but {} has {}", arg.index,
                                                   formatText(out), out_planes));
+                if (*kind == FRAMECL_ARG_OUTPUT_IMAGE && !(output_image_planes >> arg.index & 1u))
+                    return argProblem(fmt::format("output plane {} as an image, which the daemon did not ask for",
+                                                  arg.index));
+                (*kind == FRAMECL_ARG_OUTPUT_IMAGE ? output_images : output_buffers) |= 1u << arg.index;
                 break;
             case FRAMECL_ARG_INTERMEDIATE:
+            case FRAMECL_ARG_INTERMEDIATE_IMAGE:
                 if (arg.index >= plan.intermediate_count)
                     return argProblem(fmt::format("intermediate {}, but the plan declares {}",
                                                   arg.index, plan.intermediate_count));
+                (*kind == FRAMECL_ARG_INTERMEDIATE_IMAGE ? intermediate_images : intermediate_buffers) |=
+                    1u << arg.index;
                 break;
             case FRAMECL_ARG_LOCAL:
                 if (arg.local_bytes == 0)
@@ -188,6 +202,10 @@ std::optional<std::string> planProblem(const framecl_plan& plan, const framecl_f
             }
         }
     }
+    if (const uint32_t both = output_buffers & output_images)
+        return fmt::format("output plane {} is bound both as a buffer and as an image", std::countr_zero(both));
+    if (const uint32_t both = intermediate_buffers & intermediate_images)
+        return fmt::format("intermediate {} is bound both as a buffer and as an image", std::countr_zero(both));
     return std::nullopt;
 }
 
@@ -422,21 +440,23 @@ Result<framecl_format> Plugin::negotiate(const framecl_format& in,
     return out;
 }
 
-Result<framecl_plan> Plugin::plan(const framecl_format& in, const ResolvedParams& params) const
+Result<framecl_plan> Plugin::plan(const framecl_format& in, const ResolvedParams& params,
+                                  uint32_t output_image_planes) const
 {
     auto out = negotiate(in, params);
     if (!out)
         return tl::unexpected(out.error());
 
     framecl_plan plan{}; // "plan arrives zeroed" (plugin.h)
+    const framecl_plan_request request{output_image_planes};
     std::array<char, error_capacity> error{};
-    const int status = descriptor_->plan(&in, params.values(), &plan, error.data(), error.size());
+    const int status = descriptor_->plan(&in, params.values(), &request, &plan, error.data(), error.size());
     error.back() = '\0';
     if (status != 0)
         return fail(error[0] ? std::string(error.data())
                              : fmt::format("{} could not plan {} and did not say why", label(),
                                            formatText(in)));
-    if (auto problem = planProblem(plan, in, *out, uint32_t(kernel_files_.size())))
+    if (auto problem = planProblem(plan, in, *out, uint32_t(kernel_files_.size()), output_image_planes))
         return fail(
             fmt::format("{} returned a bad plan for {}: {}", label(), formatText(in), *problem));
 

@@ -60,8 +60,12 @@ public:
     // arguments; every plane, intermediate and local-memory argument names something
     // that exists; intermediates are single-plane frames of a known format. Kernel
     // names point into strings this Plugin owns, and the entries past each count are
-    // zero, so nothing in the plan points into the plugin.
-    Result<framecl_plan> plan(const framecl_format& in, const ResolvedParams& params) const;
+    // zero, so nothing in the plan points into the plugin. `output_image_planes` is the
+    // request's (plugin.h): the output planes the next stage reads as images, which the
+    // plan may write as images; one it writes as an image unasked is refused, as is a
+    // plane or intermediate bound both as a buffer and as an image.
+    Result<framecl_plan> plan(const framecl_format& in, const ResolvedParams& params,
+                              uint32_t output_image_planes = 0) const;
 
 private:
     struct KernelNames;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -59,9 +60,103 @@ Result<void> checkShape(const framecl_frame_layout& layout, const FrameShape& wa
                             role[0] == 'i' ? "reads" : "writes", describe(wanted)));
 }
 
+// The indices of `plan`'s arguments of `kind` (planes or intermediates), as bits.
+uint32_t planeReads(const framecl_plan& plan, framecl_arg_kind kind)
+{
+    uint32_t bits = 0;
+    for (uint32_t d = 0; d < plan.dispatch_count; ++d)
+        for (uint32_t a = 0; a < plan.dispatches[d].arg_count; ++a)
+            if (plan.dispatches[d].args[a].kind == kind)
+                bits |= 1u << plan.dispatches[d].args[a].index;
+    return bits;
+}
+
+// A plane of a frame as an image (plugin.h, the *_IMAGE kinds), and the kernel of
+// kernels/copy.cl that copies such a plane from a buffer into one.
+struct PlaneImage {
+    cl_image_format format;
+    uint32_t width, height;
+    uint32_t pixel_bytes;
+    const char* copy_kernel;
+};
+
+PlaneImage planeImage(const framecl_format& frame, uint32_t plane)
+{
+    switch (frame.fourcc) {
+    case DRM_FORMAT_R16:
+        return {{CL_R, CL_UNSIGNED_INT16}, frame.width, frame.height, 2, "copy_plane_to_image_r16"};
+    case DRM_FORMAT_ABGR8888:
+        return {{CL_RGBA, CL_UNSIGNED_INT8}, frame.width, frame.height, 4, "copy_plane_to_image_rgba8"};
+    case DRM_FORMAT_NV12: // the UV plane's bytes, Cb at even x and Cr at odd: CL_RG is rarer (PoCL lacks it)
+        return {{CL_R, CL_UNSIGNED_INT8}, frame.width, plane == 1 ? (frame.height + 1) / 2 : frame.height, 1,
+                "copy_plane_to_image_r8"};
+    default: // R8
+        return {{CL_R, CL_UNSIGNED_INT8}, frame.width, frame.height, 1, "copy_plane_to_image_r8"};
+    }
+}
+
+// One session dispatch: which plugin's program holds its kernel, and the dispatch.
+struct StageDispatch {
+    const Plugin* plugin;
+    framecl_dispatch dispatch;
+};
+
+// The built-in copy of input plane `plane` into the image the stage reads it from:
+// (src, src_offset, src_stride, dst image, width, height), one work item per pixel.
+framecl_dispatch copyToImage(const PlaneImage& image, uint32_t plane)
+{
+    framecl_dispatch dispatch{};
+    dispatch.kernel = image.copy_kernel;
+    dispatch.kernel_file = 0;
+    dispatch.dims = 2;
+    dispatch.global[0] = image.width;
+    dispatch.global[1] = image.height;
+    dispatch.tileable_axes = FRAMECL_AXIS_X | FRAMECL_AXIS_Y;
+    dispatch.arg_count = 4;
+    dispatch.args[0] = {FRAMECL_ARG_INPUT_PLANE, plane, 0, 0, 0, 0};
+    dispatch.args[1] = {FRAMECL_ARG_INPUT_IMAGE, plane, 0, 0, 0, 0};
+    dispatch.args[2] = {FRAMECL_ARG_UINT, 0, image.width, 0, 0, 0};
+    dispatch.args[3] = {FRAMECL_ARG_UINT, 0, image.height, 0, 0, 0};
+    return dispatch;
+}
+
 } // namespace
 
 Session::~Session() = default;
+
+Result<void> Session::makeImages()
+{
+    uint64_t bytes = 0;
+    for (const Intermediate& intermediate : intermediates_)
+        if (intermediate.image) {
+            const PlaneImage image = planeImage(intermediate.format, intermediate.plane);
+            bytes += uint64_t(image.width) * image.height * image.pixel_bytes;
+        }
+    if (bytes == 0)
+        return {};
+    if (!gpu_->capabilities().images)
+        return fail("a variant reads or writes images, and the device has none (CL_DEVICE_IMAGE_SUPPORT)");
+    if (max_device_bytes_ > 0 && constant_bytes_ + bytes > max_device_bytes_)
+        return fail(fmt::format("its images and constants need {} bytes of device memory, over the {} allowed",
+                                constant_bytes_ + bytes, max_device_bytes_));
+    for (uint32_t i = 0; i < intermediates_.size(); ++i) {
+        const Intermediate& intermediate = intermediates_[i];
+        if (!intermediate.image)
+            continue;
+        const PlaneImage image = planeImage(intermediate.format, intermediate.plane);
+        cl_int err = CL_SUCCESS;
+        cl::Image2D made(gpu_->context(), CL_MEM_READ_WRITE | CL_MEM_HOST_NO_ACCESS,
+                         cl::ImageFormat(image.format.image_channel_order, image.format.image_channel_data_type),
+                         image.width, image.height, 0, nullptr, &err);
+        if (err != CL_SUCCESS)
+            return fail(gpu::clFailure("clCreateImage", err,
+                                       fmt::format("an image of {}x{} for {} plane {}", image.width, image.height,
+                                                   describe(intermediate.format), intermediate.plane)));
+        images_.emplace(i, std::move(made));
+    }
+    image_bytes_ = bytes;
+    return {};
+}
 
 Result<std::unique_ptr<Session>> Session::open(const gpu::GpuContext& gpu,
                                                std::shared_ptr<const PipelineDefinition> pipeline,
@@ -85,16 +180,17 @@ Result<std::unique_ptr<Session>> Session::open(const gpu::GpuContext& gpu,
     const auto choiceOf = [&](size_t k) {
         return options.stage_choices.empty() ? StageChoice{} : options.stage_choices[k];
     };
+    std::vector<ResolvedParams> stage_params; // as configured, with the chosen variant
     for (size_t k = 0; k < stages.size(); ++k) {
-        const ResolvedParams* params = &stages[k].params;
-        ResolvedParams chosen;
         if (const std::string& variant = choiceOf(k).variant; !variant.empty()) {
             const auto index = variantParam(stages[k].plugin->params());
             if (!index)
                 return stageError(k, fmt::format("variant '{}' chosen, but the plugin has no variants", variant));
-            chosen = params->with(*index, variant);
-            params = &chosen;
+            stage_params.push_back(stages[k].params.with(*index, variant));
+        } else {
+            stage_params.push_back(stages[k].params.copy());
         }
+        const ResolvedParams* params = &stage_params.back();
         auto out = stages[k].plugin->negotiate(shapes.back(), *params);
         if (!out)
             return stageError(k, out.error().message);
@@ -116,38 +212,92 @@ Result<std::unique_ptr<Session>> Session::open(const gpu::GpuContext& gpu,
     }
     session->output_ = shapes.back();
 
-    // Intermediates: between stage k and k + 1 the packed frame of shapes[k + 1]; then
-    // each plan's own. Live ranges come from the dispatches that bind them.
+    // Images between stages (plugin.h, framecl_plan_request): where stage k reads its
+    // single-plane input only as an image, stage k - 1 is asked to write it as one.
+    std::vector<bool> written_as_image(stages.size(), false); // stage k's output, read by k + 1
+    for (size_t k = 1; k < stages.size(); ++k) {
+        const uint32_t reads = planeReads(plans[k], FRAMECL_ARG_INPUT_IMAGE);
+        if (framecl_format_planes(shapes[k].fourcc) != 1 || !(reads & 1u) ||
+            (planeReads(plans[k], FRAMECL_ARG_INPUT_PLANE) & 1u))
+            continue;
+        auto plan = stages[k - 1].plugin->plan(shapes[k - 1], stage_params[k - 1], 1u);
+        if (!plan)
+            return stageError(k - 1, plan.error().message);
+        if (planeReads(*plan, FRAMECL_ARG_OUTPUT_IMAGE) & 1u) {
+            plans[k - 1] = *plan;
+            written_as_image[k - 1] = true;
+        }
+    }
+
+    // Each stage's dispatches: a copy of each input plane it reads as an image that no
+    // stage wrote as one (the daemon's own kernel, timed with the stage), then its plan's.
+    const Plugin* copy_plugin = pipeline->registry->find("copy");
+    std::vector<std::vector<StageDispatch>> stage_dispatches(stages.size());
+    std::map<std::pair<size_t, uint32_t>, uint32_t> copied_planes; // (stage, plane) -> intermediate
     auto& intermediates = session->intermediates_;
-    for (size_t k = 0; k + 1 < stages.size(); ++k)
+    for (size_t k = 0; k + 1 < stages.size(); ++k) {
         intermediates.push_back({shapes[k + 1]});
+        intermediates.back().image = written_as_image[k];
+    }
     std::vector<size_t> local_base; // index of stage k's first own intermediate
     for (const auto& plan : plans) {
         local_base.push_back(intermediates.size());
-        for (uint32_t i = 0; i < plan.intermediate_count; ++i)
+        const uint32_t images = planeReads(plan, FRAMECL_ARG_INTERMEDIATE_IMAGE);
+        for (uint32_t i = 0; i < plan.intermediate_count; ++i) {
             intermediates.push_back({plan.intermediates[i].format});
+            intermediates.back().image = images >> i & 1u;
+        }
     }
+    for (size_t k = 0; k < stages.size(); ++k) {
+        const uint32_t reads = planeReads(plans[k], FRAMECL_ARG_INPUT_IMAGE);
+        for (uint32_t p = 0; p < 32; ++p) {
+            if (!(reads >> p & 1u) || (p == 0 && k > 0 && written_as_image[k - 1]))
+                continue;
+            if (!copy_plugin)
+                return stageError(k, "it reads its input as an image, and the built-in copy plugin that copies "
+                                     "it into one is missing");
+            copied_planes[{k, p}] = uint32_t(intermediates.size());
+            intermediates.push_back({shapes[k]});
+            intermediates.back().image = true;
+            intermediates.back().plane = p;
+            const PlaneImage image = planeImage(shapes[k], p);
+            ++session->input_copies_;
+            stage_dispatches[k].push_back({copy_plugin, copyToImage(image, p)});
+        }
+        for (uint32_t d = 0; d < plans[k].dispatch_count; ++d)
+            stage_dispatches[k].push_back({stages[k].plugin, plans[k].dispatches[d]});
+    }
+
+    // Live ranges come from the dispatches that bind them.
     const auto intermediateOf = [&](size_t k, const framecl_arg& arg) -> std::optional<uint32_t> {
         const bool last = k + 1 == stages.size();
         switch (arg.kind) {
         case FRAMECL_ARG_INPUT_PLANE:
             return k == 0 ? std::nullopt : std::optional<uint32_t>(k - 1);
+        case FRAMECL_ARG_INPUT_IMAGE:
+            if (const auto copied = copied_planes.find({k, arg.index}); copied != copied_planes.end())
+                return copied->second;
+            return uint32_t(k - 1); // written as an image by stage k - 1
         case FRAMECL_ARG_OUTPUT_PLANE:
+        case FRAMECL_ARG_OUTPUT_IMAGE:
             return last ? std::nullopt : std::optional<uint32_t>(k);
         case FRAMECL_ARG_INTERMEDIATE:
+        case FRAMECL_ARG_INTERMEDIATE_IMAGE:
             return uint32_t(local_base[k] + arg.index);
         default:
             return std::nullopt;
         }
     };
     uint32_t dispatch = 0;
-    for (size_t k = 0; k < plans.size(); ++k)
-        for (uint32_t d = 0; d < plans[k].dispatch_count; ++d, ++dispatch)
-            for (uint32_t a = 0; a < plans[k].dispatches[d].arg_count; ++a)
-                if (const auto i = intermediateOf(k, plans[k].dispatches[d].args[a])) {
+    for (size_t k = 0; k < stages.size(); ++k)
+        for (const StageDispatch& planned : stage_dispatches[k]) {
+            for (uint32_t a = 0; a < planned.dispatch.arg_count; ++a)
+                if (const auto i = intermediateOf(k, planned.dispatch.args[a])) {
                     intermediates[*i].first = std::min(intermediates[*i].first, dispatch);
                     intermediates[*i].last = std::max(intermediates[*i].last, dispatch);
                 }
+            ++dispatch;
+        }
     for (auto& buffer : intermediates) {
         buffer.bytes = framecl_packed_layout(buffer.format.fourcc, buffer.format.width, buffer.format.height,
                                              &buffer.layout);
@@ -177,11 +327,13 @@ Result<std::unique_ptr<Session>> Session::open(const gpu::GpuContext& gpu,
         return fail(fmt::format("its constants need {} bytes of device memory, over the {} allowed",
                                 session->constant_bytes_, options.max_device_bytes));
 
+    if (auto made = session->makeImages(); !made)
+        return tl::unexpected(made.error());
+
     // Kernels, with every argument that no frame changes bound now but the
     // intermediates, bound where they are placed (placeIntermediates).
     cl_int err = CL_SUCCESS;
     for (size_t k = 0; k < plans.size(); ++k) {
-        const Plugin& plugin = *stages[k].plugin;
         std::vector<cl_mem> constants;
         for (uint32_t c = 0; c < plans[k].constant_count; ++c) {
             framecl_constant& constant = plans[k].constants[c];
@@ -193,11 +345,11 @@ Result<std::unique_ptr<Session>> Session::open(const gpu::GpuContext& gpu,
                                            fmt::format("stage {} ({}): constant {}", k + 1, stages[k].label, c)));
             constants.push_back(session->constants_.back()());
         }
-        for (uint32_t d = 0; d < plans[k].dispatch_count; ++d) {
-            const framecl_dispatch& plan = plans[k].dispatches[d];
+        for (const StageDispatch& planned : stage_dispatches[k]) {
+            const framecl_dispatch& plan = planned.dispatch;
             const uint32_t index = uint32_t(session->dispatches_.size());
             const std::string name = fmt::format("stage {} ({}): {}", k + 1, stages[k].label, plan.kernel);
-            cl_program program = pipeline->programs->program(plugin, plan.kernel_file);
+            cl_program program = pipeline->programs->program(*planned.plugin, plan.kernel_file);
             if (!program)
                 return fail(fmt::format("{}: the plugin's kernels did not build", name));
             cl::Kernel kernel(clCreateKernel(program, plan.kernel, &err));
@@ -222,6 +374,13 @@ Result<std::unique_ptr<Session>> Session::open(const gpu::GpuContext& gpu,
                     }
                     arg_index += 3;
                     break;
+                case FRAMECL_ARG_INPUT_IMAGE:
+                case FRAMECL_ARG_OUTPUT_IMAGE:
+                case FRAMECL_ARG_INTERMEDIATE_IMAGE: {
+                    const cl_mem image = session->images_.at(*intermediateOf(k, arg))();
+                    bound = setArg(kernel, name, arg_index++, sizeof image, &image);
+                    break;
+                }
                 case FRAMECL_ARG_UINT:
                     bound = setArg(kernel, name, arg_index++, sizeof arg.uint_value, &arg.uint_value);
                     break;
@@ -286,12 +445,18 @@ Result<std::unique_ptr<Session>> Session::open(const gpu::GpuContext& gpu,
 
 Result<void> Session::placeIntermediates(const std::vector<bool>& onchip_allowed)
 {
+    // Images are made once (makeImages); the buffers are placed here.
     std::vector<memory::IntermediateUse> uses;
+    std::vector<size_t> buffers; // the intermediate of each use
     for (size_t i = 0; i < intermediates_.size(); ++i)
-        uses.push_back({intermediates_[i].bytes, intermediates_[i].first, intermediates_[i].last, onchip_allowed[i]});
+        if (!intermediates_[i].image) {
+            uses.push_back({intermediates_[i].bytes, intermediates_[i].first, intermediates_[i].last,
+                            onchip_allowed[i]});
+            buffers.push_back(i);
+        }
     const uint64_t onchip_capacity = onchip_intermediates_ ? gpu_->capabilities().onchip_global_memory_size : 0;
     const memory::IntermediatePlan placement = memory::planIntermediates(uses, onchip_capacity, onchip_alignment);
-    uint64_t device_bytes = constant_bytes_;
+    uint64_t device_bytes = constant_bytes_ + image_bytes_;
     for (uint64_t size : placement.buffer_sizes)
         device_bytes += std::max<uint64_t>(size, 1);
     if (max_device_bytes_ > 0 && device_bytes > max_device_bytes_)
@@ -308,13 +473,14 @@ Result<void> Session::placeIntermediates(const std::vector<bool>& onchip_allowed
             return fail(gpu::clFailure("clCreateBuffer", err, "intermediate buffer"));
         device_buffers.push_back(intermediate_buffers_.back()());
     }
-    std::vector<cl_mem> mems;
+    std::vector<cl_mem> mems(intermediates_.size(), nullptr);
     onchip_count_ = 0;
-    for (size_t i = 0; i < intermediates_.size(); ++i) {
-        const memory::Placement& where = placement.placements[i];
+    for (size_t use = 0; use < buffers.size(); ++use) {
+        const size_t i = buffers[use];
+        const memory::Placement& where = placement.placements[use];
         intermediates_[i].onchip = where.onchip;
         if (!where.onchip) {
-            mems.push_back(device_buffers[where.buffer]);
+            mems[i] = device_buffers[where.buffer];
             continue;
         }
         const cl_mem_properties properties[] = {CL_MEM_ONCHIP_GLOBAL_QCOM, 1, CL_MEM_ONCHIP_GLOBAL_OFFSET_QCOM,
@@ -325,7 +491,7 @@ Result<void> Session::placeIntermediates(const std::vector<bool>& onchip_allowed
             return fail(gpu::clFailure("clCreateBufferWithProperties", err,
                                        fmt::format("on-chip intermediate at offset {}", where.offset)));
         intermediate_buffers_.emplace_back(onchip); // owns it
-        mems.push_back(onchip);
+        mems[i] = onchip;
         ++onchip_count_;
     }
     onchip_bytes_ = placement.onchip_bytes;

@@ -16,6 +16,7 @@
 
 #include <array>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -166,6 +167,9 @@ public:
     // Device memory the session allocated: intermediates in device buffers and the
     // plugins' constants (on-chip memory is not counted: it is not allocated).
     uint64_t deviceBytes() const { return device_bytes_; }
+    // Input planes the session copies into images each frame for the stages that read
+    // them as images, where no stage wrote them as one (plugin.h).
+    uint32_t inputCopies() const { return input_copies_; }
 
     // Whether a buffer's layout can carry this session's input (or output) frames.
     Result<void> checkInput(const framecl_frame_layout& layout) const;
@@ -255,6 +259,7 @@ private:
 
     // An intermediate as the session binds it: the whole packed frame of `format`,
     // alive from session dispatch `first` to `last`.
+    // An image instead (plugin.h, the *_IMAGE kinds) holds plane `plane` of `format`.
     struct Intermediate {
         framecl_format format;
         framecl_frame_layout layout{};
@@ -262,6 +267,8 @@ private:
         uint32_t first = UINT32_MAX;
         uint32_t last = 0;
         bool onchip = false;
+        bool image = false;
+        uint32_t plane = 0;
     };
     // Three consecutive kernel arguments (buffer, plane offset, plane stride) that an
     // intermediate fills.
@@ -291,7 +298,10 @@ private:
     std::vector<gpu::ArgUpdate> frameUpdates(const FrameBuffer& in, const FrameBuffer& out,
                                              const std::vector<uint32_t>& first_tile, uint32_t first = 0,
                                              uint32_t end = UINT32_MAX) const;
-    // Allocates the intermediates where `placement` puts them, in place of any
+    // Creates the intermediates that are images, once: they are never shared or placed
+    // on-chip. Checks max_device_bytes first, with the constants.
+    Result<void> makeImages();
+    // Allocates the buffer intermediates where `placement` puts them, in place of any
     // allocated before, and binds them to the kernels; checks max_device_bytes first.
     Result<void> placeIntermediates(const std::vector<bool>& onchip_allowed);
     // With the qcom recording, groups the stages into runs that each go to the GPU as
@@ -329,6 +339,9 @@ private:
     std::vector<Intermediate> intermediates_;
     std::vector<IntermediateArg> intermediate_args_;
     std::vector<cl::Buffer> intermediate_buffers_; // device buffers and on-chip views
+    std::map<uint32_t, cl::Image2D> images_;      // by intermediate
+    uint64_t image_bytes_ = 0;
+    uint32_t input_copies_ = 0; // input planes copied into images for the stage reading them
     uint64_t constant_bytes_ = 0;
     uint64_t max_device_bytes_ = 0;
     bool onchip_intermediates_ = false; // the qcom recording and the option

@@ -23,7 +23,7 @@ extern "C" {
 #endif
 
 /* Bumped on any change to the structs below; the daemon refuses other versions. */
-#define FRAMECL_PLUGIN_ABI_VERSION 2
+#define FRAMECL_PLUGIN_ABI_VERSION 3
 
 /* The one symbol a plugin exports. */
 #define FRAMECL_PLUGIN_ENTRY "framecl_plugin_descriptor"
@@ -71,7 +71,20 @@ struct framecl_format {
 
 /* What one kernel argument is bound to. INPUT_PLANE, OUTPUT_PLANE and INTERMEDIATE
  * take THREE consecutive kernel arguments: (__global buffer, uint byte offset of the
- * plane, uint stride in bytes); the others one. */
+ * plane, uint stride in bytes); the others one.
+ *
+ * The *_IMAGE kinds bind an image2d_t (guide §6.2: 2-D reads through the texture path)
+ * whose channels are the plane's unsigned integers, read with read_imageui and written
+ * with write_imageui: an R8 plane or NV12's Y is CL_R of CL_UNSIGNED_INT8; NV12's UV
+ * plane too, byte by byte (its width is the frame's: Cb at even x, Cr at odd, as CL_RG
+ * is not on every device); ABGR8888 is CL_RGBA (bytes R, G, B, A), R16 CL_R of
+ * CL_UNSIGNED_INT16.
+ * An INPUT_IMAGE is read-only. The daemon fills it without a copy where the previous
+ * stage wrote it as an image (framecl_plan_request); otherwise it copies the plane into
+ * an image first, a dispatch of its own counted in the stage's time. A plan's
+ * intermediate bound as INTERMEDIATE_IMAGE anywhere is an image throughout (one
+ * dispatch writes it write_only, a later one reads it read_only) and may not also be
+ * bound as INTERMEDIATE. */
 enum framecl_arg_kind {
     FRAMECL_ARG_INPUT_PLANE = 0,  /* `index`: plane of the stage's input frame */
     FRAMECL_ARG_OUTPUT_PLANE = 1, /* `index`: plane of the stage's output frame */
@@ -82,6 +95,10 @@ enum framecl_arg_kind {
     FRAMECL_ARG_LOCAL = 6,        /* `local_bytes` of __local memory */
     FRAMECL_ARG_CONSTANT = 7,     /* `index`: constant of this plan, as a read-only
                                    * buffer (__constant or __global const) */
+    FRAMECL_ARG_INPUT_IMAGE = 8,  /* `index`: plane of the stage's input, as an image */
+    FRAMECL_ARG_OUTPUT_IMAGE = 9, /* `index`: plane of the stage's output, as an image;
+                                   * only where the request asks for it */
+    FRAMECL_ARG_INTERMEDIATE_IMAGE = 10, /* `index`: intermediate of this plan, as an image */
 };
 
 struct framecl_arg {
@@ -129,6 +146,16 @@ struct framecl_constant {
     uint8_t bytes[FRAMECL_MAX_CONSTANT_BYTES];
 };
 
+/* What the daemon asks of a plan besides its input and parameters. */
+struct framecl_plan_request {
+    /* Bit p set: the next stage reads plane p of this stage's output as an image. The
+     * plan may then write that plane with FRAMECL_ARG_OUTPUT_IMAGE, and the daemon holds
+     * it as an image, so nothing is copied between the stages; a plan that writes it
+     * with OUTPUT_PLANE as usual is answered with a copy. Set only for single-plane
+     * outputs, and never for the pipeline's last stage. */
+    uint32_t output_image_planes;
+};
+
 struct framecl_plan {
     uint32_t intermediate_count;
     struct framecl_intermediate intermediates[FRAMECL_MAX_INTERMEDIATES];
@@ -161,7 +188,8 @@ struct framecl_plugin {
     /* The dispatches of one frame of `in` (a format negotiate accepted), in order.
      * `plan` arrives zeroed. Returns 0, or non-zero with a message in `error`. */
     int (*plan)(const struct framecl_format* in, const struct framecl_param_value* params,
-                struct framecl_plan* plan, char* error, size_t error_size);
+                const struct framecl_plan_request* request, struct framecl_plan* plan, char* error,
+                size_t error_size);
 };
 
 typedef const struct framecl_plugin* (*framecl_plugin_entry)(void);

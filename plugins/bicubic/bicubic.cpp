@@ -8,6 +8,7 @@
 //   strip  8 output rows per work item, 4 columns for R8 and 1 for ABGR8888; each
 //          input row's horizontal pass computed once for the strip, taps loaded as one
 //          vector (guide §10.2.2, §10.4.1, §10.4.3)
+//   image  pixel with the taps read from an image (guide §6.2)
 //   auto   strip: a quarter (upscaling by 1.5) to a half (downscaling by 2) of the
 //          taps, never more than pixel, in far fewer load instructions and with less
 //          than half the multiply-adds (kernels/bicubic.cl's header counts them);
@@ -24,8 +25,8 @@ namespace {
 
 using namespace framecl_plugins;
 
-const char* const variants[] = {"auto", "pixel", "strip", nullptr};
-enum Variant { variant_auto, pixel, strip };
+const char* const variants[] = {"auto", "pixel", "strip", "image", nullptr};
+enum Variant { variant_auto, pixel, strip, image };
 
 // Parameter indices: the daemon passes one value per schema entry, in this order.
 enum Param {
@@ -86,8 +87,7 @@ const framecl_param_schema params[param_count] = {
     borderSchema(),
     borderValueSchema(),
     variantSchema("the kernel: pixel (one output per work item), strip (8 rows of 4 R8 or 1 ABGR8888 "
-                  "outputs per "
-                  "work item, row passes shared) or auto", variants),
+                  "outputs per work item, row passes shared), image (pixel, reading an image) or auto", variants),
 };
 
 const char* const kernel_files[] = {"bicubic.cl"};
@@ -161,16 +161,17 @@ struct Kernel {
 };
 const Kernel pixel_kernel = {"bicubic_pixel_r8", "bicubic_pixel_abgr", 1, 1, 1};
 const Kernel strip_kernel = {"bicubic_strip_r8", "bicubic_strip_abgr", 4, 1, strip_rows};
+const Kernel image_kernel = {"bicubic_image_r8", "bicubic_image_abgr", 1, 1, 1}; // the input as an image
 
 // In the order of `variants`; auto is strip (the header says why).
-const Kernel* const kernels[] = {&strip_kernel, &pixel_kernel, &strip_kernel};
+const Kernel* const kernels[] = {&strip_kernel, &pixel_kernel, &strip_kernel, &image_kernel};
 
 // bicubic_<variant>_{r8,abgr}(src, src_offset, src_stride, dst, dst_offset, dst_stride,
 // in_width, in_height, out_width, out_height, a, border, border_value): one work item
 // per output pixel or per strip. No work item reads what another writes, and each
 // output row depends only on the input, so the daemon may split the dispatch into
 // bands of rows.
-int plan(const framecl_format* in, const framecl_param_value* values, framecl_plan* plan,
+int plan(const framecl_format* in, const framecl_param_value* values, const framecl_plan_request*, framecl_plan* plan,
          char* error, size_t error_size)
 {
     uint32_t width = 0, height = 0;
@@ -186,7 +187,7 @@ int plan(const framecl_format* in, const framecl_param_value* values, framecl_pl
     dispatch.global[0] = (width + columns - 1) / columns;
     dispatch.global[1] = (height + kernel.rows - 1) / kernel.rows;
     dispatch.tileable_axes = FRAMECL_AXIS_Y;
-    dispatch.args[0] = planeArg(FRAMECL_ARG_INPUT_PLANE, 0);
+    dispatch.args[0] = planeArg(&kernel == &image_kernel ? FRAMECL_ARG_INPUT_IMAGE : FRAMECL_ARG_INPUT_PLANE, 0);
     dispatch.args[1] = planeArg(FRAMECL_ARG_OUTPUT_PLANE, 0);
     dispatch.args[2] = uintArg(in->width);
     dispatch.args[3] = uintArg(in->height);

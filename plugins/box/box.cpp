@@ -13,6 +13,8 @@
 //   running    R8: one pass, running sums in both directions (vertical in registers,
 //              horizontal through local memory), so a pixel costs the same whatever
 //              the box's size. ABGR8888: separable
+//   image      separable, with the input read as an image (guide §6.2) and, on R8, the
+//              horizontal sums kept in an image too
 //   auto       R8: rows16 for a box at most 3 wide, running otherwise. ABGR8888:
 //              separable, unless the box is one pixel wide or high: then it is
 //              one-dimensional already and direct reads as little in one pass
@@ -28,8 +30,8 @@ namespace {
 
 using namespace framecl_plugins;
 
-const char* const variants[] = {"auto", "direct", "separable", "rows16", "running", nullptr};
-enum Variant { variant_auto, direct, separable, rows16, running };
+const char* const variants[] = {"auto", "direct", "separable", "rows16", "running", "image", nullptr};
+enum Variant { variant_auto, direct, separable, rows16, running, image };
 
 // rows16's work item: 16 outputs wide, 4 high (box_rows16_r8 in kernels/box.cl).
 constexpr uint32_t rows16_outputs_x = 16;
@@ -85,7 +87,7 @@ const framecl_param_schema params[param_count] = {
     borderValueSchema(),
     variantSchema("the kernels: direct (one pass), separable (horizontal sums, then vertical), rows16 "
                   "(R8: one pass, 16x4 outputs per work item, 16-byte loads), running (R8: one pass, running "
-                  "sums whatever the box's size), or auto", variants),
+                  "sums whatever the box's size), image (separable, reading through images), or auto", variants),
 };
 
 const char* const kernel_files[] = {"box.cl"};
@@ -194,6 +196,24 @@ void planSeparable(const framecl_format* in, const framecl_param_value* values, 
     plan->dispatch_count = 2;
 }
 
+// box_rows_image_{r8,abgr}(src image, sums, width, height, box_width, border,
+// border_value), then box_columns_image_r8(sums image, dst, width, height, box_width,
+// box_height, border, border_value) or box_columns_abgr as separable. On R8 the R16
+// intermediate is an image: the first pass writes it, the second reads it.
+void planImage(const framecl_format* in, const framecl_param_value* values, bool abgr, framecl_plan* plan)
+{
+    planSeparable(in, values, abgr, plan);
+    framecl_dispatch& rows = plan->dispatches[0];
+    rows.kernel = abgr ? "box_rows_image_abgr" : "box_rows_image_r8";
+    rows.args[0] = planeArg(FRAMECL_ARG_INPUT_IMAGE, 0);
+    if (abgr)
+        return;
+    rows.args[1] = planeArg(FRAMECL_ARG_INTERMEDIATE_IMAGE, 0);
+    framecl_dispatch& columns = plan->dispatches[1];
+    columns.kernel = "box_columns_image_r8";
+    columns.args[0] = planeArg(FRAMECL_ARG_INTERMEDIATE_IMAGE, 0);
+}
+
 // box_rows16_r8(src, dst, width, height, box_width, box_height, border, border_value):
 // one work item per 16x4 outputs; each reads only the input, so the dispatch is tileable
 // along X and Y too.
@@ -228,7 +248,7 @@ void planRunning(const framecl_format* in, const framecl_param_value* values, fr
 }
 
 // `in` is a format negotiate accepted: R8 or ABGR8888.
-int plan(const framecl_format* in, const framecl_param_value* values, framecl_plan* plan, char*, size_t)
+int plan(const framecl_format* in, const framecl_param_value* values, const framecl_plan_request*, framecl_plan* plan, char*, size_t)
 {
     const bool abgr = in->fourcc == DRM_FORMAT_ABGR8888;
     switch (variantOf(in, values)) {
@@ -240,6 +260,9 @@ int plan(const framecl_format* in, const framecl_param_value* values, framecl_pl
         break;
     case direct:
         planDirect(in, values, abgr, plan);
+        break;
+    case image:
+        planImage(in, values, abgr, plan);
         break;
     case variant_auto: // resolved by variantOf
     case separable:

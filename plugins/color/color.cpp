@@ -127,7 +127,18 @@ framecl_arg floatArg(double value)
 // abgr_to_y(src, src_offset, src_stride, dst, dst_offset, dst_stride, width, height):
 // one work item per pixel. Each row is independent, so the daemon may split the
 // dispatch into bands of rows to bound its GPU time.
-void planAbgrToY(const framecl_format* in, framecl_plan* plan)
+// Both luma ops write their R8 output as an image (abgr_to_y_image, nv12_to_y_image:
+// the same arguments with one image for the three of the output plane) where the
+// request asks for it: the next stage reads it as one.
+void writeImageIfAsked(const framecl_plan_request* request, framecl_dispatch& dispatch, const char* image_kernel)
+{
+    if (!(request->output_image_planes & 1u))
+        return;
+    dispatch.kernel = image_kernel;
+    dispatch.args[1] = planeArg(FRAMECL_ARG_OUTPUT_IMAGE, 0);
+}
+
+void planAbgrToY(const framecl_format* in, const framecl_plan_request* request, framecl_plan* plan)
 {
     framecl_dispatch& dispatch = plan->dispatches[0];
     dispatch.kernel = "abgr_to_y";
@@ -141,12 +152,13 @@ void planAbgrToY(const framecl_format* in, framecl_plan* plan)
     dispatch.args[2] = uintArg(in->width);
     dispatch.args[3] = uintArg(in->height);
     dispatch.arg_count = 4;
+    writeImageIfAsked(request, dispatch, "abgr_to_y_image");
     plan->dispatch_count = 1;
 }
 
 // nv12_to_y(y, y_offset, y_stride, dst, dst_offset, dst_stride, width, height): one
 // work item per pixel of the Y plane (plane 0); the UV plane is not read.
-void planNv12ToY(const framecl_format* in, framecl_plan* plan)
+void planNv12ToY(const framecl_format* in, const framecl_plan_request* request, framecl_plan* plan)
 {
     framecl_dispatch& dispatch = plan->dispatches[0];
     dispatch.kernel = "nv12_to_y";
@@ -160,6 +172,7 @@ void planNv12ToY(const framecl_format* in, framecl_plan* plan)
     dispatch.args[2] = uintArg(in->width);
     dispatch.args[3] = uintArg(in->height);
     dispatch.arg_count = 4;
+    writeImageIfAsked(request, dispatch, "nv12_to_y_image");
     plan->dispatch_count = 1;
 }
 
@@ -231,15 +244,15 @@ void planNv12ToAbgr(const framecl_format* in, const framecl_param_value* values,
 }
 
 // `in` is a format negotiate accepted, so only the op is left to choose.
-int plan(const framecl_format* in, const framecl_param_value* values, framecl_plan* plan,
-         char* error, size_t error_size)
+int plan(const framecl_format* in, const framecl_param_value* values, const framecl_plan_request* request,
+         framecl_plan* plan, char* error, size_t error_size)
 {
     switch (opOf(values)) {
     case abgr_to_y:
-        planAbgrToY(in, plan);
+        planAbgrToY(in, request, plan);
         return 0;
     case nv12_to_y:
-        planNv12ToY(in, plan);
+        planNv12ToY(in, request, plan);
         return 0;
     case nv12_to_abgr:
         planNv12ToAbgr(in, values, plan);

@@ -14,6 +14,8 @@
 //              loads and stores (guide §10.3.3, §10.2.2)
 //   row8       one pass, 8 outputs of a row per work item, each window row loaded once
 //              with a vload16 (guide §10.3.3); a pair as its outer product
+//   image      direct with the window read from an image (guide §6.2; a pair as its
+//              outer product)
 //   auto       see variantOf
 // The weights travel in a plan constant (FRAMECL_ARG_CONSTANT): 81 of them do not fit in
 // a dispatch's 24 arguments. `scale` is folded into them here, in double.
@@ -30,8 +32,8 @@ using namespace framecl_plugins;
 
 constexpr uint32_t max_taps = 9; // per side: kernels up to 9x9
 
-const char* const variants[] = {"auto", "direct", "separable", "separable8", "row8", nullptr};
-enum Variant { variant_auto, direct, separable, separable8, row8 };
+const char* const variants[] = {"auto", "direct", "separable", "separable8", "row8", "image", nullptr};
+enum Variant { variant_auto, direct, separable, separable8, row8, image };
 
 // Parameter indices: the daemon passes one value per schema entry, in this order.
 enum Param {
@@ -112,7 +114,7 @@ const framecl_param_schema params[param_count] = {
     borderValueSchema(),
     variantSchema("the kernels: direct (one output per work item), separable (kernel_x and kernel_y only: "
                   "horizontal pass, then vertical), separable8 (separable, 8 outputs per work item), row8 "
-                  "(one pass, 8 outputs per work item, vector loads) or auto", variants),
+                  "(one pass, 8 outputs per work item, vector loads), image (direct, reading an image) or auto", variants),
 };
 
 const char* const kernel_files[] = {"convolve.cl"};
@@ -280,21 +282,23 @@ void startDispatch(framecl_dispatch& dispatch, const char* kernel, size_t work_i
     dispatch.tileable_axes = FRAMECL_AXIS_X | FRAMECL_AXIS_Y;
 }
 
-// convolve_{direct,row8}(src, dst, width, height, weights, kernel_width, kernel_height,
-// border, border_value, delta), with constant 0 holding the kernel_height x
-// kernel_width scaled weights, row-major (a pair's outer product).
-void planOnePass(const framecl_format* in, const framecl_param_value* values, const Taps& taps, bool eight,
+// convolve_{direct,row8,image}(src, dst, width, height, weights, kernel_width,
+// kernel_height, border, border_value, delta), with constant 0 holding the
+// kernel_height x kernel_width scaled weights, row-major (a pair's outer product);
+// convolve_image's src is an image.
+void planOnePass(const framecl_format* in, const framecl_param_value* values, const Taps& taps, Variant variant,
                  framecl_plan* plan)
 {
+    const bool eight = variant == row8;
     const double scale = values[param_scale].float_value;
     setWeights(plan, 0, taps.width * taps.height,
                [&](uint32_t k) { return scale * taps.at(k / taps.width, k % taps.width); });
     plan->constant_count = 1;
 
     framecl_dispatch& dispatch = plan->dispatches[0];
-    startDispatch(dispatch, eight ? "convolve_row8" : "convolve_direct", eight ? (in->width + 7) / 8 : in->width,
-                  in);
-    dispatch.args[0] = planeArg(FRAMECL_ARG_INPUT_PLANE, 0);
+    startDispatch(dispatch, eight ? "convolve_row8" : variant == image ? "convolve_image" : "convolve_direct",
+                  eight ? (in->width + 7) / 8 : in->width, in);
+    dispatch.args[0] = planeArg(variant == image ? FRAMECL_ARG_INPUT_IMAGE : FRAMECL_ARG_INPUT_PLANE, 0);
     dispatch.args[1] = planeArg(FRAMECL_ARG_OUTPUT_PLANE, 0);
     dispatch.args[2] = uintArg(in->width);
     dispatch.args[3] = uintArg(in->height);
@@ -361,7 +365,7 @@ void planSeparable(const framecl_format* in, const framecl_param_value* values, 
 
 // `in` is a format negotiate accepted with these parameters; they are checked again all
 // the same, as planSeparable needs a pair.
-int plan(const framecl_format* in, const framecl_param_value* values, framecl_plan* plan, char* error,
+int plan(const framecl_format* in, const framecl_param_value* values, const framecl_plan_request*, framecl_plan* plan, char* error,
          size_t error_size)
 {
     Taps taps;
@@ -374,11 +378,12 @@ int plan(const framecl_format* in, const framecl_param_value* values, framecl_pl
         planSeparable(in, values, taps, variant == separable8, plan);
         break;
     case direct:
-        planOnePass(in, values, taps, false, plan);
+    case image:
+        planOnePass(in, values, taps, variant, plan);
         break;
     case row8:
-    case variant_auto:
-        planOnePass(in, values, taps, true, plan);
+    case variant_auto: // resolved by variantOf
+        planOnePass(in, values, taps, row8, plan);
         break;
     }
     return 0;

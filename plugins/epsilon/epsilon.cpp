@@ -11,6 +11,8 @@
 //   wide16      16 pixels of a row per work item, each window row loaded as aligned 8-byte
 //               words where the offset and stride allow; the threshold test by saturation
 //   wide16x2    wide16 for 16x2 pixels, the two rows sharing their window rows
+//   image       one pixel per work item, the window read from an image (guide §6.2); it
+//               writes its output as an image too where the next stage reads one
 #include <cstdio>
 #include <cstring>
 
@@ -23,8 +25,9 @@ namespace {
 using namespace framecl_plugins;
 
 // The values of `variant`, in the order of the Variant enum.
-const char* const variants[] = {"auto", "baseline", "packed", "branchless", "half", "wide16", "wide16x2", nullptr};
-enum Variant { variant_auto, baseline, packed, branchless, half, wide16, wide16x2 };
+const char* const variants[] = {"auto",   "baseline", "packed",   "branchless",
+                                "half",   "wide16",   "wide16x2", "image", nullptr};
+enum Variant { variant_auto, baseline, packed, branchless, half, wide16, wide16x2, image };
 
 // The kernels of packed, branchless, half, wide16 and wide16x2 (in Variant order), one per
 // radius:
@@ -83,7 +86,7 @@ const framecl_param_schema params[param_count] = {
     },
     borderSchema(),
     borderValueSchema(),
-    variantSchema("the kernel: auto (wide16x2), baseline, packed, branchless, half, wide16, wide16x2", variants),
+    variantSchema("the kernel: auto (wide16x2), baseline, packed, branchless, half, wide16, wide16x2, image", variants),
 };
 
 const char* const kernel_files[] = {"epsilon.cl"};
@@ -120,10 +123,13 @@ Variant variantOf(const framecl_param_value* values)
 // daemon's part (§6.1.5). The wide variants ask for 8x16, which no shape the tuner tries
 // matched on the H100, and which the driver's own choice missed by far (its work group
 // for 204 work items a row, 3264 / 16, was 2.1x slower).
-int plan(const framecl_format* in, const framecl_param_value* values, framecl_plan* plan, char*,
-         size_t)
+// epsilon_image(src image, dst, ...) takes baseline's arguments with an image for the
+// input, and epsilon_image_to_image one for the output too, where the request asks.
+int plan(const framecl_format* in, const framecl_param_value* values, const framecl_plan_request* request,
+         framecl_plan* plan, char*, size_t)
 {
     const Variant variant = variantOf(values);
+    const bool output_image = variant == image && (request->output_image_planes & 1u);
     const auto radius = uint32_t(values[param_radius].int_value);
     framecl_dispatch& dispatch = plan->dispatches[0];
     dispatch.kernel_file = 0;
@@ -131,12 +137,14 @@ int plan(const framecl_format* in, const framecl_param_value* values, framecl_pl
     dispatch.global[1] = in->height;
     dispatch.tileable_axes = FRAMECL_AXIS_X | FRAMECL_AXIS_Y;
     uint32_t arg = 0;
-    dispatch.args[arg++] = planeArg(FRAMECL_ARG_INPUT_PLANE, 0);
-    dispatch.args[arg++] = planeArg(FRAMECL_ARG_OUTPUT_PLANE, 0);
+    dispatch.args[arg++] = planeArg(variant == image ? FRAMECL_ARG_INPUT_IMAGE : FRAMECL_ARG_INPUT_PLANE, 0);
+    dispatch.args[arg++] = planeArg(output_image ? FRAMECL_ARG_OUTPUT_IMAGE : FRAMECL_ARG_OUTPUT_PLANE, 0);
     dispatch.args[arg++] = uintArg(in->width);
     dispatch.args[arg++] = uintArg(in->height);
-    if (variant == baseline) {
-        dispatch.kernel = "epsilon_baseline";
+    if (variant == baseline || variant == image) {
+        dispatch.kernel = variant == baseline ? "epsilon_baseline"
+                          : output_image      ? "epsilon_image_to_image"
+                                              : "epsilon_image";
         dispatch.global[0] = in->width;
         dispatch.args[arg++] = uintArg(radius);
     } else {

@@ -7,7 +7,8 @@
 //             current colour is at most cvRound(sr²)
 //   max_iter  at most this many shifts per pixel
 //   eps       a pixel stops when |dx| + |dy| + the colour's squared change <= eps
-//   variant   baseline, packed or local (the mean-shift paper's steps), or auto
+//   variant   baseline, packed or local (the mean-shift paper's steps), image (baseline
+//             reading the frame as an image: guide §6.2), or auto
 #include <cmath>
 #include <cstdio>
 
@@ -20,8 +21,8 @@ namespace {
 using namespace framecl_plugins;
 
 // The values of `variant`, in the order of the Variant enum.
-const char* const variants[] = {"auto", "baseline", "packed", "local", nullptr};
-enum Variant { variant_auto, baseline, packed, local };
+const char* const variants[] = {"auto", "baseline", "packed", "local", "image", nullptr};
+enum Variant { variant_auto, baseline, packed, local, image };
 
 // Parameter indices: the daemon passes one value per schema entry, in this order.
 enum Param { param_sp, param_sr, param_max_iter, param_eps, param_variant, param_count };
@@ -88,7 +89,8 @@ const framecl_param_schema params[param_count] = {
         .max_count = 0,
     },
     variantSchema("the kernel: baseline (byte loads), packed (32-bit loads, unrolled rows), local "
-                  "(packed with the neighbourhood in local memory) or auto; all give the same result", variants),
+                  "(packed with the neighbourhood in local memory), image (baseline reading an image) or auto; all "
+                  "give the same result", variants),
 };
 
 const char* const kernel_files[] = {"meanshift.cl"};
@@ -159,11 +161,12 @@ uint32_t stopBound(double eps)
 }
 
 // meanshift_<variant>(src, src_offset, src_stride, dst, dst_offset, dst_stride, width,
-// height, sp, sr2, max_iter, eps[, tile, margin, tile_capacity]): one work item per
+// height, sp, sr2, max_iter, eps[, tile, margin, tile_capacity]; image: one src image
+// for the first three): one work item per
 // pixel. Each output pixel depends only on the input (its window clipped to the image),
 // so the daemon may cut the dispatch along either axis: bands of rows, and columns
 // within them where a band of one work group's rows is still over the budget.
-int plan(const framecl_format* in, const framecl_param_value* values, framecl_plan* plan, char*,
+int plan(const framecl_format* in, const framecl_param_value* values, const framecl_plan_request*, framecl_plan* plan, char*,
          size_t)
 {
     const Variant variant = variantOf(values);
@@ -171,17 +174,18 @@ int plan(const framecl_format* in, const framecl_param_value* values, framecl_pl
     framecl_dispatch& dispatch = plan->dispatches[0];
     dispatch.kernel = variant == baseline ? "meanshift_baseline"
                       : variant == packed ? "meanshift_packed"
+                      : variant == image  ? "meanshift_image"
                                           : "meanshift_local";
     dispatch.kernel_file = 0;
     dispatch.dims = 2;
     dispatch.global[0] = in->width;
     dispatch.global[1] = in->height;
-    if (variant != baseline) { // the baseline leaves the work-group size to the daemon
+    if (variant != baseline && variant != image) { // those leave the work-group size to the daemon
         dispatch.local_hint[0] = group_width;
         dispatch.local_hint[1] = group_height;
     }
     dispatch.tileable_axes = FRAMECL_AXIS_X | FRAMECL_AXIS_Y;
-    dispatch.args[0] = planeArg(FRAMECL_ARG_INPUT_PLANE, 0);
+    dispatch.args[0] = planeArg(variant == image ? FRAMECL_ARG_INPUT_IMAGE : FRAMECL_ARG_INPUT_PLANE, 0);
     dispatch.args[1] = planeArg(FRAMECL_ARG_OUTPUT_PLANE, 0);
     dispatch.args[2] = uintArg(in->width);
     dispatch.args[3] = uintArg(in->height);

@@ -7,7 +7,8 @@
 //   border     pixels outside the image: replicate, reflect101, or constant
 //   border_value  the constant border's value
 //   variant    pixel, row16 or block16x2 (the guide's progression), aligned16x4 (16x4
-//              outputs from 16-byte loads, aligned where the planes allow), or auto
+//              outputs from 16-byte loads, aligned where the planes allow), image (one
+//              output per work item, read from an image: guide §6.2), or auto
 #include <cstdio>
 #include <cstring>
 
@@ -27,7 +28,8 @@ const char* const norms[] = {"l1", "l2", nullptr};
 enum Norm { norm_l1, norm_l2 };
 
 // Each variant's kernel is in `kernels`, below, in this order.
-const char* const variants[] = {"auto", "pixel", "row16", "block16x2", "aligned16x4", nullptr};
+const char* const variants[] = {"auto", "pixel", "row16", "block16x2", "aligned16x4", "image", nullptr};
+constexpr unsigned image_variant = 5; // reads its input as an image
 
 // The kernels' `result` argument (RESULT_* in kernels/sobel.cl): output and norm in one.
 enum Result { result_gx, result_gy, result_l1, result_l2 };
@@ -70,7 +72,8 @@ const framecl_param_schema params[param_count] = {
     borderValueSchema(),
     variantSchema("the kernel: pixel (one output per work item), row16 (16x1, vector loads), "
                   "block16x2 (16x2, vector loads), aligned16x4 (16x4, aligned 16-byte loads "
-                  "and stores where offsets and strides allow) or auto", variants),
+                  "and stores where offsets and strides allow), image (one output per work item, read from an "
+                  "image) or auto", variants),
 };
 
 const char* const kernel_files[] = {"sobel.cl"};
@@ -122,6 +125,7 @@ const Kernel pixel_kernel = {"sobel_pixel", 1, 1};
 const Kernel row16_kernel = {"sobel_row16", 16, 1};
 const Kernel block16x2_kernel = {"sobel_block16x2", 16, 2};
 const Kernel aligned16x4_kernel = {"sobel_aligned16x4", 16, 4};
+const Kernel image_kernel = {"sobel_image", 1, 1};
 
 // In the order of `variants`. auto is 16x4 (aligned16x4): each input row is one 16-byte
 // load and two byte loads for the 16 outputs, made once for the whole block (1.5 bytes
@@ -132,13 +136,13 @@ const Kernel aligned16x4_kernel = {"sobel_aligned16x4", 16, 4};
 // holds no more registers than 16x2. Its borders apply per row and per neighbour
 // pixel, so only blocks reaching past the last column go one pixel at a time.
 const Kernel kernels[] = {aligned16x4_kernel, pixel_kernel, row16_kernel, block16x2_kernel,
-                          aligned16x4_kernel};
+                          aligned16x4_kernel, image_kernel};
 
 // sobel_<variant>(src, src_offset, src_stride, dst, dst_offset, dst_stride, width, height,
 // result, border, border_value): one work item per pixel, per 16x1, 16x2 or 16x4 outputs.
 // Each output row depends only on the input, so the daemon may split the dispatch into
 // bands of rows to bound its GPU time.
-int plan(const framecl_format* in, const framecl_param_value* values, framecl_plan* plan, char*,
+int plan(const framecl_format* in, const framecl_param_value* values, const framecl_plan_request*, framecl_plan* plan, char*,
          size_t)
 {
     const Kernel& kernel = kernels[choiceOf(values, param_variant)];
@@ -149,7 +153,8 @@ int plan(const framecl_format* in, const framecl_param_value* values, framecl_pl
     dispatch.global[0] = (in->width + kernel.outputs_x - 1) / kernel.outputs_x;
     dispatch.global[1] = (in->height + kernel.outputs_y - 1) / kernel.outputs_y;
     dispatch.tileable_axes = FRAMECL_AXIS_Y;
-    dispatch.args[0] = planeArg(FRAMECL_ARG_INPUT_PLANE, 0);
+    const bool image = &kernel == &kernels[image_variant];
+    dispatch.args[0] = planeArg(image ? FRAMECL_ARG_INPUT_IMAGE : FRAMECL_ARG_INPUT_PLANE, 0);
     dispatch.args[1] = planeArg(FRAMECL_ARG_OUTPUT_PLANE, 0);
     dispatch.args[2] = uintArg(in->width);
     dispatch.args[3] = uintArg(in->height);

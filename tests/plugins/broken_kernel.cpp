@@ -14,7 +14,7 @@ int negotiate(const framecl_format* in, const framecl_param_value*, framecl_form
     return 0;
 }
 
-int plan(const framecl_format* in, const framecl_param_value*, framecl_plan* plan, char*, size_t)
+int plan(const framecl_format* in, const framecl_param_value*, const framecl_plan_request*, framecl_plan* plan, char*, size_t)
 {
     framecl_dispatch& dispatch = plan->dispatches[0];
     dispatch.kernel = "broken";

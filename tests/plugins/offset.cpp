@@ -45,7 +45,7 @@ framecl_arg arg(framecl_arg_kind kind)
 
 // offset_r8(src, src_offset, src_stride, dst, dst_offset, dst_stride, amount, width,
 // height): one work item per pixel, rows independent.
-int plan(const framecl_format* in, const framecl_param_value* values, framecl_plan* plan, char*,
+int plan(const framecl_format* in, const framecl_param_value* values, const framecl_plan_request*, framecl_plan* plan, char*,
          size_t)
 {
     framecl_dispatch& dispatch = plan->dispatches[0];

@@ -59,7 +59,7 @@ struct Coefficient {
 };
 constexpr Coefficient coefficients[] = {{"0.5", -0.5}, {"0.75", -0.75}};
 
-constexpr const char* variants[] = {"auto", "pixel", "strip"};
+constexpr const char* variants[] = {"auto", "pixel", "strip", "image"};
 
 // Rows padded by these many bytes, and planes starting as far into their buffers:
 // strides are larger than the width and multiples of 4 for none of the sizes above.

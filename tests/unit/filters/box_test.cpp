@@ -28,7 +28,7 @@ struct BorderRule {
 
 constexpr BorderRule border_rules[] = {
     {"replicate", Border::Replicate}, {"reflect101", Border::Reflect101}, {"constant", Border::Constant}};
-constexpr const char* variants[] = {"auto", "direct", "separable", "rows16", "running"};
+constexpr const char* variants[] = {"auto", "direct", "separable", "rows16", "running", "image"};
 constexpr uint8_t border_value = 77; // every pipeline's; only the constant border uses it
 
 // The windows every variant is checked with at every size and border: one pixel, even

@@ -44,8 +44,8 @@ constexpr uint8_t border_value = 77; // every pipeline's; only the constant bord
 // small images are narrower and lower than the largest kernel.
 constexpr Size sizes[] = {{1, 1}, {17, 5}, {641, 479}, {1283, 721}};
 
-constexpr const char* two_d_variants[] = {"auto", "direct", "row8"};
-constexpr const char* pair_variants[] = {"auto", "direct", "separable", "separable8", "row8"};
+constexpr const char* two_d_variants[] = {"auto", "direct", "row8", "image"};
+constexpr const char* pair_variants[] = {"auto", "direct", "separable", "separable8", "row8", "image"};
 
 // A double as TOML reads it back exactly: 17 significant digits.
 std::string tomlNumber(double value)

@@ -19,7 +19,7 @@ using test::LaidOutBuffer;
 
 namespace {
 
-const char* const variants[] = {"auto", "baseline", "packed", "branchless", "half", "wide16", "wide16x2"};
+const char* const variants[] = {"auto", "baseline", "packed", "branchless", "half", "wide16", "wide16x2", "image"};
 const Border borders[] = {Border::Replicate, Border::Reflect101, Border::Constant};
 const int radii[] = {1, 2, 3, 4, 5, 6, 7};
 const int thresholds[] = {0, 20, 255};

@@ -21,7 +21,7 @@ using test::paddedLayout;
 
 namespace {
 
-constexpr const char* variants[] = {"auto", "baseline", "packed", "local"};
+constexpr const char* variants[] = {"auto", "baseline", "packed", "local", "image"};
 
 struct ParamSet {
     const char* name; // in pipeline names

@@ -18,7 +18,7 @@ using test::SobelOutput;
 
 namespace {
 
-constexpr const char* variants[] = {"auto", "pixel", "row16", "block16x2", "aligned16x4"};
+constexpr const char* variants[] = {"auto", "pixel", "row16", "block16x2", "aligned16x4", "image"};
 
 struct OutputCase {
     const char* name;   // in pipeline names

@@ -30,6 +30,24 @@ stages = [ { plugin = "color", op = "abgr_to_y" }, { plugin = "offset", amount =
 [[pipeline]]
 name = "copy-twice"
 stages = [ { plugin = "copy" }, { plugin = "copy" } ]
+[[pipeline]]
+name = "image-planes"
+stages = [ { plugin = "image_planes" } ]
+[[pipeline]]
+name = "image-planes-twice"
+stages = [ { plugin = "image_planes" }, { plugin = "image_planes" } ]
+[[pipeline]]
+name = "luma-edges-image"
+stages = [ { plugin = "color", op = "nv12_to_y" }, { plugin = "sobel", variant = "image" } ]
+[[pipeline]]
+name = "luma-edges-pixel"
+stages = [ { plugin = "color", op = "nv12_to_y" }, { plugin = "sobel", variant = "pixel" } ]
+[[pipeline]]
+name = "blur-edges-image"
+stages = [ { plugin = "box", width = 5, height = 3, variant = "rows16" }, { plugin = "sobel", variant = "image" } ]
+[[pipeline]]
+name = "blur-edges-pixel"
+stages = [ { plugin = "box", width = 5, height = 3, variant = "rows16" }, { plugin = "sobel", variant = "pixel" } ]
 )";
 
 // A device with its pipelines, each kept for the whole test program.
@@ -164,6 +182,89 @@ TEST_CASE("copy takes its aligned 16-byte path when offsets and strides are mult
     for (size_t i = 0; i < out.bytes.size(); ++i)
         written += !inside[i] && out.bytes[i] != poison;
     CHECK(written == 0);
+}
+
+// Layouts with rows padded past the pixels and planes at offsets that are no multiple
+// of 16, for every format a stage may read as an image.
+struct PaddedFrame {
+    framecl_frame_layout layout;
+    size_t bytes;
+};
+
+PaddedFrame paddedLayout(uint32_t fourcc, uint32_t w, uint32_t h)
+{
+    const uint32_t pixel = fourcc == DRM_FORMAT_ABGR8888 ? 4 : fourcc == DRM_FORMAT_R16 ? 2 : 1;
+    const uint32_t stride = w * pixel + 6, offset = 10;
+    if (fourcc != DRM_FORMAT_NV12)
+        return {{fourcc, w, h, 1, {{offset, stride}}}, offset + size_t(stride) * h};
+    const uint32_t uv = offset + stride * h + 3;
+    return {{fourcc, w, h, 2, {{offset, stride}, {uv, stride + 2}}}, uv + size_t(stride + 2) * (h / 2)};
+}
+
+TEST_CASE("a plane a stage reads as an image is copied into one first, exactly, for every format")
+{
+    const uint32_t w = 34, h = 6;
+    for (uint32_t fourcc : {DRM_FORMAT_R8, DRM_FORMAT_R16, DRM_FORMAT_ABGR8888, DRM_FORMAT_NV12}) {
+        CAPTURE(fourcc);
+        const PaddedFrame frame = paddedLayout(fourcc, w, h);
+        LaidOutBuffer in(*pocl().gpu, frame.layout, frame.bytes, 11);
+        LaidOutBuffer out(*pocl().gpu, frame.layout, frame.bytes, 0);
+        auto session = openSession(pocl(), "image-planes", {fourcc, w, h});
+        CHECK(session->inputCopies() == frame.layout.num_planes);
+        runFrame(pocl(), *session, in, out);
+        const uint32_t row_bytes = frame.layout.planes[0].stride - 6;
+        CHECK(out.plane(0, h, row_bytes) == in.plane(0, h, row_bytes));
+        if (fourcc == DRM_FORMAT_NV12)
+            CHECK(out.plane(1, h / 2, w) == in.plane(1, h / 2, w));
+    }
+}
+
+TEST_CASE("a stage whose next reads its single-plane output as an image writes one, and nothing is copied between them")
+{
+    const uint32_t w = 34, h = 6;
+    for (uint32_t fourcc : {DRM_FORMAT_R8, DRM_FORMAT_R16, DRM_FORMAT_ABGR8888, DRM_FORMAT_NV12}) {
+        CAPTURE(fourcc);
+        const PaddedFrame frame = paddedLayout(fourcc, w, h);
+        LaidOutBuffer in(*pocl().gpu, frame.layout, frame.bytes, 12);
+        LaidOutBuffer out(*pocl().gpu, frame.layout, frame.bytes, 0);
+        auto session = openSession(pocl(), "image-planes-twice", {fourcc, w, h});
+        // The first stage's input planes are copied; between the stages only NV12, which
+        // has two planes, goes through a buffer and two more copies.
+        CHECK(session->inputCopies() == (fourcc == DRM_FORMAT_NV12 ? 4u : 1u));
+        runFrame(pocl(), *session, in, out);
+        const uint32_t row_bytes = frame.layout.planes[0].stride - 6;
+        CHECK(out.plane(0, h, row_bytes) == in.plane(0, h, row_bytes));
+        if (fourcc == DRM_FORMAT_NV12)
+            CHECK(out.plane(1, h / 2, w) == in.plane(1, h / 2, w));
+    }
+}
+
+TEST_CASE("real stages: color writes luma as the image sobel reads, box's buffer is copied into one, and both "
+          "equal the buffer path")
+{
+    const uint32_t w = 67, h = 35;
+    uint64_t nv12_size = 0, luma_size = 0, r8_size = 0;
+    const auto nv12 = packed(DRM_FORMAT_NV12, 68, 36, nv12_size);
+    const auto luma = packed(DRM_FORMAT_R8, 68, 36, luma_size);
+    const auto r8 = packed(DRM_FORMAT_R8, w, h, r8_size);
+    {
+        LaidOutBuffer in(*pocl().gpu, nv12, nv12_size, 13);
+        LaidOutBuffer by_image(*pocl().gpu, luma, luma_size, 0);
+        LaidOutBuffer by_buffer(*pocl().gpu, luma, luma_size, 0);
+        auto image = openSession(pocl(), "luma-edges-image", {DRM_FORMAT_NV12, 68, 36});
+        CHECK(image->inputCopies() == 0);
+        runFrame(pocl(), *image, in, by_image);
+        runFrame(pocl(), *openSession(pocl(), "luma-edges-pixel", {DRM_FORMAT_NV12, 68, 36}), in, by_buffer);
+        CHECK(by_image.bytes == by_buffer.bytes);
+    }
+    LaidOutBuffer in(*pocl().gpu, r8, r8_size, 14);
+    LaidOutBuffer by_image(*pocl().gpu, r8, r8_size, 0);
+    LaidOutBuffer by_buffer(*pocl().gpu, r8, r8_size, 0);
+    auto image = openSession(pocl(), "blur-edges-image", {DRM_FORMAT_R8, w, h});
+    CHECK(image->inputCopies() == 1);
+    runFrame(pocl(), *image, in, by_image);
+    runFrame(pocl(), *openSession(pocl(), "blur-edges-pixel", {DRM_FORMAT_R8, w, h}), in, by_buffer);
+    CHECK(by_image.bytes == by_buffer.bytes);
 }
 
 TEST_CASE("abgr_to_y reads a padded ABGR8888 buffer into a padded R8 buffer")

@@ -48,7 +48,7 @@ const pipeline::PipelineDefinition& pipelineNamed(const std::string& name)
     return *definition;
 }
 
-const std::vector<std::string> sobel_variants = {"pixel", "row16", "block16x2", "aligned16x4"};
+const std::vector<std::string> sobel_variants = {"pixel", "row16", "block16x2", "aligned16x4", "image"};
 
 nlohmann::json readJson(const std::filesystem::path& file)
 {

@@ -20,7 +20,7 @@ int acceptAll(const framecl_format* in, const framecl_param_value*, framecl_form
     return 0;
 }
 
-int planNothing(const framecl_format*, const framecl_param_value*, framecl_plan*, char*, size_t)
+int planNothing(const framecl_format*, const framecl_param_value*, const framecl_plan_request*, framecl_plan*, char*, size_t)
 {
     return 0;
 }

@@ -32,7 +32,7 @@ int negotiateR8(const framecl_format* in, const framecl_param_value*, framecl_fo
 }
 
 // One dispatch over the frame with an intermediate, then `spoil`.
-int planSpoiled(const framecl_format* in, const framecl_param_value*, framecl_plan* plan, char*,
+int planSpoiled(const framecl_format* in, const framecl_param_value*, const framecl_plan_request*, framecl_plan* plan, char*,
                 size_t)
 {
     plan->intermediate_count = 1;
@@ -184,8 +184,12 @@ TEST_CASE("a plan that breaks the ABI's rules is refused, naming the plugin and 
          "dispatch 0: argument 2: intermediate 1, but the plan declares 1"},
         {[](framecl_plan& p) { p.dispatches[0].args[3].local_bytes = 0; },
          "dispatch 0: argument 3: local memory of 0 bytes"},
-        {[](framecl_plan& p) { p.dispatches[0].args[3].kind = framecl_arg_kind(9); },
-         "dispatch 0: argument 3: unknown kind 9"},
+        {[](framecl_plan& p) { p.dispatches[0].args[3].kind = framecl_arg_kind(11); },
+         "dispatch 0: argument 3: unknown kind 11"},
+        {[](framecl_plan& p) { p.dispatches[0].args[3] = {FRAMECL_ARG_OUTPUT_IMAGE, 0, 0, 0, 0, 0}; },
+         "dispatch 0: argument 3: output plane 0 as an image, which the daemon did not ask for"},
+        {[](framecl_plan& p) { p.dispatches[0].args[3] = {FRAMECL_ARG_INTERMEDIATE_IMAGE, 0, 0, 0, 0, 0}; },
+         "intermediate 0 is bound both as a buffer and as an image"},
         {[](framecl_plan& p) { p.constant_count = 3; }, "constant_count 3 is above 2"},
         {[](framecl_plan& p) { p.constant_count = 1; }, "constant 0 has 0 bytes, not between 1 and 1024"},
         {[](framecl_plan& p) {

@@ -136,7 +136,7 @@ TEST_CASE("plugins are listed copy first, then by directory and file name")
             loaded.push_back(plugin->name());
         return loaded;
     };
-    CHECK(names({test::testPluginDir()}) == std::vector<std::string>{"copy", "broken_kernel", "offset"});
+    CHECK(names({test::testPluginDir()}) == std::vector<std::string>{"copy", "broken_kernel", "image_planes", "offset"});
     // The build's plugins (whichever exist) before the second directory's.
     const auto both = names({test::pluginDir(), test::testPluginDir()});
     const auto at = [&](const std::string& name) { return std::find(both.begin(), both.end(), name) - both.begin(); };
