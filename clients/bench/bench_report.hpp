@@ -21,6 +21,9 @@ struct Measurement {
     double speedup = 0;       // baseline's median over this one's; 0 without a baseline
     std::string error;        // why it did not run; the numbers are then 0
     uint64_t wall_median_ns = 0; // on the host, enqueue to completion (clFinish)
+    // Of median_ns, the median time of the daemon's copies of the input into images
+    // (an image variant's input that no stage wrote as an image); 0 for the others.
+    uint64_t image_copy_median_ns = 0;
     // With --dump: the files holding the input frame and this measurement's output,
     // tightly packed, and the output's shape.
     std::string input_file;

@@ -162,6 +162,7 @@ Measurement measure(pipeline::StageTimer& timer, const std::string& filter, cons
     m.min_ns = *std::min_element(times->gpu_ns.begin(), times->gpu_ns.end());
     m.max_ns = *std::max_element(times->gpu_ns.begin(), times->gpu_ns.end());
     m.wall_median_ns = pipeline::median(times->wall_ns);
+    m.image_copy_median_ns = pipeline::median(times->copy_ns);
     m.frame_bytes = timer.frameBytes();
     return m;
 }

@@ -241,7 +241,8 @@ std::string stageTable(const json& clients, const std::map<const json*, std::str
                      {"STAGE", Align::Left},
                      {"TILES", Align::Right},
                      {"LONGEST DISPATCH MS", Align::Right},
-                     {"OVERRUNS", Align::Right}});
+                     {"OVERRUNS", Align::Right},
+                     {"IMAGE COPIES", Align::Right}});
     for (const json& client : clients)
         for (const json& session : sessionList(client))
             for (const json& stage : stageList(session)) {
@@ -251,7 +252,7 @@ std::string stageTable(const json& clients, const std::map<const json*, std::str
                     longest != missing && estimated && estimated->is_boolean() && estimated->get<bool>())
                     longest += " (estimated)";
                 table.addRow({labels.at(&client), count(session, "id"), text(stage, "stage"), count(stage, "tiles"),
-                              longest, count(stage, "overruns")});
+                              longest, count(stage, "overruns"), count(stage, "image_copies")});
             }
     return table.empty() ? std::string() : table.render();
 }

@@ -292,7 +292,8 @@ std::string Server::statsJson() const
                                   {"longest_dispatch_ms", double(stage.longest_ns) / 1e6},
                                   {"overruns", stage.overruns},
                                   {"untileable", stage.untileable},
-                                  {"estimated", stage.estimated}});
+                                  {"estimated", stage.estimated},
+                                  {"image_copies", stage.image_copies}});
             }
             const LatencySummary latency = state.metrics.latency();
             sessions.push_back({{"id", id},

@@ -95,10 +95,12 @@ PlaneImage planeImage(const framecl_format& frame, uint32_t plane)
     }
 }
 
-// One session dispatch: which plugin's program holds its kernel, and the dispatch.
+// One session dispatch: which plugin's program holds its kernel, the dispatch, and
+// whether it is the daemon's copy of an input plane into an image.
 struct StageDispatch {
     const Plugin* plugin;
     framecl_dispatch dispatch;
+    bool input_copy = false;
 };
 
 // The built-in copy of input plane `plane` into the image the stage reads it from:
@@ -262,7 +264,7 @@ Result<std::unique_ptr<Session>> Session::open(const gpu::GpuContext& gpu,
             intermediates.back().plane = p;
             const PlaneImage image = planeImage(shapes[k], p);
             ++session->input_copies_;
-            stage_dispatches[k].push_back({copy_plugin, copyToImage(image, p)});
+            stage_dispatches[k].push_back({copy_plugin, copyToImage(image, p), true});
         }
         for (uint32_t d = 0; d < plans[k].dispatch_count; ++d)
             stage_dispatches[k].push_back({stages[k].plugin, plans[k].dispatches[d]});
@@ -412,7 +414,8 @@ Result<std::unique_ptr<Session>> Session::open(const gpu::GpuContext& gpu,
                     global[axis] = (global[axis] + local[axis] - 1) / local[axis] * local[axis];
             gpu::ReplayDispatch whole{name, std::move(kernel), plan.dims, global, local, {}, false, std::move(local_args)};
             const DispatchShape shape{plan.dims, global, local, plan.tileable_axes};
-            session->dispatches_.push_back({std::move(whole), shape, uint32_t(k), plan.kernel, {}, {}});
+            session->dispatches_.push_back(
+                {std::move(whole), shape, uint32_t(k), plan.kernel, {}, {}, planned.input_copy});
         }
     }
 

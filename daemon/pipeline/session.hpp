@@ -106,6 +106,9 @@ struct StageBudget {
     // rather than measured per dispatch.
     bool estimated = false;
     double ns_per_item = 0; // the current prediction of the stage's first dispatch
+    // Input planes copied into images each frame for the stage's image variant, where no
+    // stage wrote them as images (Session::inputCopies).
+    uint32_t image_copies = 0;
 };
 
 // One dispatch or tile of a completed frame, for a trace.
@@ -229,6 +232,11 @@ public:
     // frame ran as one recording.
     std::vector<std::pair<std::string, uint64_t>> stageTimes(const EnqueuedFrame& frame) const;
 
+    // The GPU time of a completed frame's copies of input planes into images
+    // (inputCopies()), a part of its stages' times; 0 where its events are not per
+    // dispatch.
+    uint64_t inputCopyNs(const EnqueuedFrame& frame) const;
+
     // The profiled dispatches and tiles of a completed frame, in order; those whose
     // event carries no profiling are left out.
     std::vector<DispatchSlice> dispatchSlices(const EnqueuedFrame& frame) const;
@@ -255,6 +263,7 @@ private:
         std::string kernel; // the kernel's name, for trace slices
         DispatchCost cost;
         std::vector<Tile> tiles; // the whole dispatch as one tile when not cut
+        bool input_copy = false; // the daemon's copy of an input plane into an image
     };
 
     // An intermediate as the session binds it: the whole packed frame of `format`,

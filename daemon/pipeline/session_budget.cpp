@@ -295,6 +295,7 @@ std::vector<StageBudget> Session::budgetStats() const
         // Backwards, so that the stage's first dispatch gives ns_per_item.
         stats[planned->stage].tiles += uint32_t(planned->tiles.size());
         stats[planned->stage].ns_per_item = planned->cost.ns_per_item;
+        stats[planned->stage].image_copies += planned->input_copy;
     }
     return stats;
 }
@@ -311,6 +312,18 @@ std::vector<std::pair<std::string, uint64_t>> Session::stageTimes(const Enqueued
         if (tile_ns[i])
             times[dispatches_[frame.sequence->tiles[i].dispatch].stage].second += *tile_ns[i];
     return times;
+}
+
+uint64_t Session::inputCopyNs(const EnqueuedFrame& frame) const
+{
+    if (!eventsPerTile(frame))
+        return 0;
+    uint64_t total = 0;
+    const auto tile_ns = tileNs(frame);
+    for (size_t i = 0; i < tile_ns.size(); ++i)
+        if (tile_ns[i] && dispatches_[frame.sequence->tiles[i].dispatch].input_copy)
+            total += *tile_ns[i];
+    return total;
 }
 
 std::vector<DispatchSlice> Session::dispatchSlices(const EnqueuedFrame& frame) const

@@ -96,6 +96,7 @@ Result<StageTimes> StageTimer::time(const StageChoice& choice, int warmup, int r
         for (const auto& stage : (*session)->stageTimes(*frame))
             total += stage.second;
         times.gpu_ns.push_back(total);
+        times.copy_ns.push_back((*session)->inputCopyNs(*frame));
         times.wall_ns.push_back(uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(ended - started).count()));
     }
     return times;

@@ -22,6 +22,10 @@ std::shared_ptr<const PipelineDefinition> singleStage(const PipelineDefinition& 
 struct StageTimes {
     std::vector<uint64_t> gpu_ns;  // from the dispatches' profiling events, added up
     std::vector<uint64_t> wall_ns; // on the host, from before the enqueue to after clFinish
+    // Of gpu_ns, the daemon's copies of input planes into the images the stage reads
+    // (Session::inputCopies); a stage whose input another stage writes as an image
+    // spends gpu_ns - copy_ns.
+    std::vector<uint64_t> copy_ns;
 };
 
 // A one-stage pipeline and the frames it runs on, made once so that every candidate

@@ -58,7 +58,8 @@ std::string choiceText(const TunedStage& tuned)
         text += fmt::format("work group {}", tuned.choice.local[0]);
     else
         text += fmt::format("work group {}x{}", tuned.choice.local[0], tuned.choice.local[1]);
-    return text + fmt::format(", {:.3f} ms", double(tuned.gpu_ns) / 1e6);
+    return text + fmt::format(", {:.3f} ms{}", double(tuned.gpu_ns) / 1e6,
+                              tuned.copies_input ? " with its input copied into an image" : "");
 }
 
 // Whether a choice read from tuning.json can run: its variant is one of the stage's
@@ -101,6 +102,7 @@ Tuner::Tuner(const gpu::GpuContext& gpu, std::filesystem::path cache_dir, std::c
             tuned.choice.local = entry.at("local").get<std::array<size_t, 2>>();
             tuned.gpu_ns = entry.at("gpu_ns").get<uint64_t>();
             tuned.last_used = entry.value("last_used", uint64_t{0});
+            tuned.copies_input = entry.value("copies_input", false);
             uses_ = std::max(uses_, tuned.last_used);
             choices_[key] = tuned;
         }
@@ -182,7 +184,7 @@ TunedStage Tuner::tune(const PipelineDefinition& pipeline, size_t stage, const F
         }
         const uint64_t ns = median(times->gpu_ns);
         if (best.gpu_ns == 0 || ns < best.gpu_ns)
-            best = {candidate, ns};
+            best = {candidate, ns, 0, median(times->copy_ns) > 0};
     }
     const auto spent = std::chrono::duration<double>(Clock::now() - started).count();
     if (best.gpu_ns == 0)
@@ -270,7 +272,8 @@ void Tuner::save() const
         choices[key] = {{"variant", tuned.choice.variant},
                         {"local", tuned.choice.local},
                         {"gpu_ns", tuned.gpu_ns},
-                        {"last_used", tuned.last_used}};
+                        {"last_used", tuned.last_used},
+                        {"copies_input", tuned.copies_input}};
     const nlohmann::json file = {{"format", file_format}, {"choices", choices}};
     std::error_code ec;
     std::filesystem::create_directories(file_.parent_path(), ec);

@@ -27,6 +27,9 @@ struct TunedStage {
     StageChoice choice;
     uint64_t gpu_ns = 0; // median GPU time of one frame of the stage with `choice`
     uint64_t last_used = 0; // the tuner's use count when a session last took it
+    // `choice` reads its input as an image, which the daemon copied in when timed alone
+    // (include/framecl/plugin.h): gpu_ns includes that copy.
+    bool copies_input = false;
 };
 
 // The most choices tuning.json keeps: every frame size a client opens a session for

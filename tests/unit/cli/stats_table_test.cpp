@@ -26,7 +26,7 @@ const json full = json::parse(R"json({
                    "latency_ms": {"p50": 1.2, "p99": 2.345, "max": 4},
                    "budget_overruns": 5,
                    "stages": [{"stage": "sobel", "tiles": 4, "longest_dispatch_ms": 3.2,
-                               "overruns": 5, "estimated": false},
+                               "overruns": 5, "estimated": false, "image_copies": 7},
                               {"stage": "luma", "tiles": 1, "longest_dispatch_ms": 0.8,
                                "overruns": 0, "estimated": true}]}]}
   ],
@@ -70,10 +70,11 @@ TEST_CASE("a session's row gives its options, counts, rate, latency and overruns
                  "     0          2  30.0          1.20/2.35/4.00         5");
 }
 
-TEST_CASE("a stage's row gives its tiles, longest dispatch and overruns, and says when estimated")
+TEST_CASE("a stage's row gives its tiles, longest dispatch, overruns and image copies, and says when estimated")
 {
     const std::string text = statsTable(full);
     CHECK(contains(lineWith(text, "sobel"), "3.200"));
+    CHECK(contains(lineWith(text, "sobel"), "5             7"));
     CHECK_FALSE(contains(lineWith(text, "sobel"), "estimated"));
     CHECK(contains(lineWith(text, "luma"), "0.800 (estimated)"));
 }
