@@ -60,8 +60,8 @@ Result<void> checkShape(const framecl_frame_layout& layout, const FrameShape& wa
                             role[0] == 'i' ? "reads" : "writes", describe(wanted)));
 }
 
-// The indices of `plan`'s arguments of `kind` (planes or intermediates), as bits.
-uint32_t planeReads(const framecl_plan& plan, framecl_arg_kind kind)
+// The indices that `plan`'s arguments of `kind` bind (planes or intermediates), as bits.
+uint32_t boundIndices(const framecl_plan& plan, framecl_arg_kind kind)
 {
     uint32_t bits = 0;
     for (uint32_t d = 0; d < plan.dispatch_count; ++d)
@@ -183,6 +183,20 @@ Result<std::unique_ptr<Session>> Session::open(const gpu::GpuContext& gpu,
         return options.stage_choices.empty() ? StageChoice{} : options.stage_choices[k];
     };
     std::vector<ResolvedParams> stage_params; // as configured, with the chosen variant
+    // Stage k's plan for `in`, its intermediates within limits.max_frame_pixels: asked
+    // again below where the next stage reads its output as an image, and checked again.
+    const auto planWithin = [&](size_t k, const FrameShape& in, uint32_t output_image_planes) -> Result<framecl_plan> {
+        auto plan = stages[k].plugin->plan(in, stage_params[k], output_image_planes);
+        if (!plan)
+            return stageError(k, plan.error().message);
+        for (uint32_t i = 0; i < plan->intermediate_count; ++i) {
+            const framecl_format& own = plan->intermediates[i].format;
+            if (options.max_frame_pixels && uint64_t(own.width) * own.height > options.max_frame_pixels)
+                return stageError(k, fmt::format("its intermediate {} is over limits.max_frame_pixels = {}",
+                                                 describe(own), options.max_frame_pixels));
+        }
+        return plan;
+    };
     for (size_t k = 0; k < stages.size(); ++k) {
         if (const std::string& variant = choiceOf(k).variant; !variant.empty()) {
             const auto index = variantParam(stages[k].plugin->params());
@@ -196,18 +210,12 @@ Result<std::unique_ptr<Session>> Session::open(const gpu::GpuContext& gpu,
         auto out = stages[k].plugin->negotiate(shapes.back(), *params);
         if (!out)
             return stageError(k, out.error().message);
-        auto plan = stages[k].plugin->plan(shapes.back(), *params);
+        auto plan = planWithin(k, shapes.back(), 0);
         if (!plan)
-            return stageError(k, plan.error().message);
+            return tl::unexpected(plan.error());
         if (options.max_frame_pixels && uint64_t(out->width) * out->height > options.max_frame_pixels)
             return stageError(k, fmt::format("its output {} is over limits.max_frame_pixels = {}", describe(*out),
                                              options.max_frame_pixels));
-        for (uint32_t i = 0; i < plan->intermediate_count; ++i) {
-            const framecl_format& own = plan->intermediates[i].format;
-            if (options.max_frame_pixels && uint64_t(own.width) * own.height > options.max_frame_pixels)
-                return stageError(k, fmt::format("its intermediate {} is over limits.max_frame_pixels = {}",
-                                                 describe(own), options.max_frame_pixels));
-        }
         shapes.push_back(*out);
         plans.push_back(*plan);
         session->stage_names_.push_back(stages[k].label);
@@ -218,14 +226,14 @@ Result<std::unique_ptr<Session>> Session::open(const gpu::GpuContext& gpu,
     // single-plane input only as an image, stage k - 1 is asked to write it as one.
     std::vector<bool> written_as_image(stages.size(), false); // stage k's output, read by k + 1
     for (size_t k = 1; k < stages.size(); ++k) {
-        const uint32_t reads = planeReads(plans[k], FRAMECL_ARG_INPUT_IMAGE);
+        const uint32_t reads = boundIndices(plans[k], FRAMECL_ARG_INPUT_IMAGE);
         if (framecl_format_planes(shapes[k].fourcc) != 1 || !(reads & 1u) ||
-            (planeReads(plans[k], FRAMECL_ARG_INPUT_PLANE) & 1u))
+            (boundIndices(plans[k], FRAMECL_ARG_INPUT_PLANE) & 1u))
             continue;
-        auto plan = stages[k - 1].plugin->plan(shapes[k - 1], stage_params[k - 1], 1u);
+        auto plan = planWithin(k - 1, shapes[k - 1], 1u);
         if (!plan)
-            return stageError(k - 1, plan.error().message);
-        if (planeReads(*plan, FRAMECL_ARG_OUTPUT_IMAGE) & 1u) {
+            return tl::unexpected(plan.error());
+        if (boundIndices(*plan, FRAMECL_ARG_OUTPUT_IMAGE) & 1u) {
             plans[k - 1] = *plan;
             written_as_image[k - 1] = true;
         }
@@ -244,14 +252,14 @@ Result<std::unique_ptr<Session>> Session::open(const gpu::GpuContext& gpu,
     std::vector<size_t> local_base; // index of stage k's first own intermediate
     for (const auto& plan : plans) {
         local_base.push_back(intermediates.size());
-        const uint32_t images = planeReads(plan, FRAMECL_ARG_INTERMEDIATE_IMAGE);
+        const uint32_t images = boundIndices(plan, FRAMECL_ARG_INTERMEDIATE_IMAGE);
         for (uint32_t i = 0; i < plan.intermediate_count; ++i) {
             intermediates.push_back({plan.intermediates[i].format});
             intermediates.back().image = images >> i & 1u;
         }
     }
     for (size_t k = 0; k < stages.size(); ++k) {
-        const uint32_t reads = planeReads(plans[k], FRAMECL_ARG_INPUT_IMAGE);
+        const uint32_t reads = boundIndices(plans[k], FRAMECL_ARG_INPUT_IMAGE);
         for (uint32_t p = 0; p < 32; ++p) {
             if (!(reads >> p & 1u) || (p == 0 && k > 0 && written_as_image[k - 1]))
                 continue;
@@ -262,9 +270,7 @@ Result<std::unique_ptr<Session>> Session::open(const gpu::GpuContext& gpu,
             intermediates.push_back({shapes[k]});
             intermediates.back().image = true;
             intermediates.back().plane = p;
-            const PlaneImage image = planeImage(shapes[k], p);
-            ++session->input_copies_;
-            stage_dispatches[k].push_back({copy_plugin, copyToImage(image, p), true});
+            stage_dispatches[k].push_back({copy_plugin, copyToImage(planeImage(shapes[k], p), p), true});
         }
         for (uint32_t d = 0; d < plans[k].dispatch_count; ++d)
             stage_dispatches[k].push_back({stages[k].plugin, plans[k].dispatches[d]});

@@ -172,7 +172,7 @@ public:
     uint64_t deviceBytes() const { return device_bytes_; }
     // Input planes the session copies into images each frame for the stages that read
     // them as images, where no stage wrote them as one (plugin.h).
-    uint32_t inputCopies() const { return input_copies_; }
+    uint32_t inputCopies() const;
 
     // Whether a buffer's layout can carry this session's input (or output) frames.
     Result<void> checkInput(const framecl_frame_layout& layout) const;
@@ -350,7 +350,6 @@ private:
     std::vector<cl::Buffer> intermediate_buffers_; // device buffers and on-chip views
     std::map<uint32_t, cl::Image2D> images_;      // by intermediate
     uint64_t image_bytes_ = 0;
-    uint32_t input_copies_ = 0; // input planes copied into images for the stage reading them
     uint64_t constant_bytes_ = 0;
     uint64_t max_device_bytes_ = 0;
     bool onchip_intermediates_ = false; // the qcom recording and the option

@@ -314,6 +314,12 @@ std::vector<std::pair<std::string, uint64_t>> Session::stageTimes(const Enqueued
     return times;
 }
 
+uint32_t Session::inputCopies() const
+{
+    return uint32_t(std::count_if(dispatches_.begin(), dispatches_.end(),
+                                  [](const PlannedDispatch& planned) { return planned.input_copy; }));
+}
+
 uint64_t Session::inputCopyNs(const EnqueuedFrame& frame) const
 {
     if (!eventsPerTile(frame))

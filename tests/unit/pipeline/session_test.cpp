@@ -43,6 +43,20 @@ stages = [ { plugin = "color", op = "nv12_to_y" }, { plugin = "sobel", variant =
 name = "luma-edges-pixel"
 stages = [ { plugin = "color", op = "nv12_to_y" }, { plugin = "sobel", variant = "pixel" } ]
 [[pipeline]]
+name = "abgr-edges-image"
+stages = [ { plugin = "color", op = "abgr_to_y" }, { plugin = "sobel", variant = "image" } ]
+[[pipeline]]
+name = "abgr-edges-pixel"
+stages = [ { plugin = "color", op = "abgr_to_y" }, { plugin = "sobel", variant = "pixel" } ]
+[[pipeline]]
+name = "denoise-edges-image"
+stages = [ { plugin = "color", op = "nv12_to_y" }, { plugin = "epsilon", radius = 2, threshold = 20, variant = "image" },
+           { plugin = "sobel", variant = "image" } ]
+[[pipeline]]
+name = "denoise-edges-pixel"
+stages = [ { plugin = "color", op = "nv12_to_y" }, { plugin = "epsilon", radius = 2, threshold = 20, variant = "baseline" },
+           { plugin = "sobel", variant = "pixel" } ]
+[[pipeline]]
 name = "blur-edges-image"
 stages = [ { plugin = "box", width = 5, height = 3, variant = "rows16" }, { plugin = "sobel", variant = "image" } ]
 [[pipeline]]
@@ -236,32 +250,33 @@ TEST_CASE("a stage whose next reads its single-plane output as an image writes o
                              [](uint32_t fourcc) { return fourcc == DRM_FORMAT_NV12 ? 4u : 1u; });
 }
 
-TEST_CASE("real stages: color writes luma as the image sobel reads, box's buffer is copied into one, and both "
-          "equal the buffer path")
+TEST_CASE("real stages write the images the next reads (color's luma ops, epsilon), a buffer is copied into one "
+          "(box), and each pipeline equals its buffer path")
 {
-    const uint32_t w = 67, h = 35;
-    uint64_t nv12_size = 0, luma_size = 0, r8_size = 0;
-    const auto nv12 = packed(DRM_FORMAT_NV12, 68, 36, nv12_size);
-    const auto luma = packed(DRM_FORMAT_R8, 68, 36, luma_size);
-    const auto r8 = packed(DRM_FORMAT_R8, w, h, r8_size);
-    {
-        LaidOutBuffer in(*pocl().gpu, nv12, nv12_size, 13);
-        LaidOutBuffer by_image(*pocl().gpu, luma, luma_size, 0);
-        LaidOutBuffer by_buffer(*pocl().gpu, luma, luma_size, 0);
-        auto image = openSession(pocl(), "luma-edges-image", {DRM_FORMAT_NV12, 68, 36});
-        CHECK(image->inputCopies() == 0);
+    struct Case {
+        const char* name; // "<name>-image" reads images, "<name>-pixel" buffers
+        uint32_t fourcc;
+        uint32_t copies;
+    };
+    const Case cases[] = {{"luma-edges", DRM_FORMAT_NV12, 0},
+                          {"abgr-edges", DRM_FORMAT_ABGR8888, 0},
+                          {"denoise-edges", DRM_FORMAT_NV12, 0},
+                          {"blur-edges", DRM_FORMAT_R8, 1}};
+    const uint32_t w = 68, h = 36;
+    for (const Case& c : cases) {
+        CAPTURE(c.name);
+        uint64_t in_size = 0, out_size = 0;
+        const auto in_layout = packed(c.fourcc, w, h, in_size);
+        const auto out_layout = packed(DRM_FORMAT_R8, w, h, out_size);
+        LaidOutBuffer in(*pocl().gpu, in_layout, in_size, 13);
+        LaidOutBuffer by_image(*pocl().gpu, out_layout, out_size, 0);
+        LaidOutBuffer by_buffer(*pocl().gpu, out_layout, out_size, 0);
+        auto image = openSession(pocl(), std::string(c.name) + "-image", {c.fourcc, w, h});
+        CHECK(image->inputCopies() == c.copies);
         runFrame(pocl(), *image, in, by_image);
-        runFrame(pocl(), *openSession(pocl(), "luma-edges-pixel", {DRM_FORMAT_NV12, 68, 36}), in, by_buffer);
+        runFrame(pocl(), *openSession(pocl(), std::string(c.name) + "-pixel", {c.fourcc, w, h}), in, by_buffer);
         CHECK(by_image.bytes == by_buffer.bytes);
     }
-    LaidOutBuffer in(*pocl().gpu, r8, r8_size, 14);
-    LaidOutBuffer by_image(*pocl().gpu, r8, r8_size, 0);
-    LaidOutBuffer by_buffer(*pocl().gpu, r8, r8_size, 0);
-    auto image = openSession(pocl(), "blur-edges-image", {DRM_FORMAT_R8, w, h});
-    CHECK(image->inputCopies() == 1);
-    runFrame(pocl(), *image, in, by_image);
-    runFrame(pocl(), *openSession(pocl(), "blur-edges-pixel", {DRM_FORMAT_R8, w, h}), in, by_buffer);
-    CHECK(by_image.bytes == by_buffer.bytes);
 }
 
 TEST_CASE("abgr_to_y reads a padded ABGR8888 buffer into a padded R8 buffer")
