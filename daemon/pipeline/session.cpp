@@ -223,9 +223,12 @@ Result<std::unique_ptr<Session>> Session::open(const gpu::GpuContext& gpu,
     session->output_ = shapes.back();
 
     // Images between stages (plugin.h, framecl_plan_request): where stage k reads its
-    // single-plane input only as an image, stage k - 1 is asked to write it as one.
+    // single-plane input only as an image, stage k - 1 is asked to write it as one. From
+    // the last stage back, so that each stage's plan is final (asked again or not) before
+    // what it reads is looked at: a plan asked for an image output may read its own
+    // input differently.
     std::vector<bool> written_as_image(stages.size(), false); // stage k's output, read by k + 1
-    for (size_t k = 1; k < stages.size(); ++k) {
+    for (size_t k = stages.size() - 1; k >= 1; --k) {
         const uint32_t reads = boundIndices(plans[k], FRAMECL_ARG_INPUT_IMAGE);
         if (framecl_format_planes(shapes[k].fourcc) != 1 || !(reads & 1u) ||
             (boundIndices(plans[k], FRAMECL_ARG_INPUT_PLANE) & 1u))
