@@ -28,7 +28,7 @@ struct BorderRule {
 
 constexpr BorderRule border_rules[] = {
     {"replicate", Border::Replicate}, {"reflect101", Border::Reflect101}, {"constant", Border::Constant}};
-constexpr const char* variants[] = {"auto", "direct", "separable", "rows16", "running", "image"};
+constexpr const char* variants[] = {"auto", "direct", "separable", "rows16", "running", "sweep", "image"};
 constexpr uint8_t border_value = 77; // every pipeline's; only the constant border uses it
 
 // The windows every variant is checked with at every size and border: one pixel, even
@@ -176,6 +176,11 @@ TEST_CASE("the running variant equals the reference on R8 at every size, window 
     checkVariant("running", DRM_FORMAT_R8);
 }
 
+TEST_CASE("the sweep variant equals the reference on R8 at every size, window and border")
+{
+    checkVariant("sweep", DRM_FORMAT_R8);
+}
+
 TEST_CASE("every variant equals the reference on R8 planes with 16-byte-aligned offsets and strides")
 {
     // rows16 takes its aligned uint4 loads and stores here, and running its aligned
@@ -232,7 +237,7 @@ TEST_CASE("auto runs one pass on R8, two passes for the separable variant")
 
 TEST_CASE("an even box puts its extra column left of the pixel and its extra row above it, as OpenCV's anchor does")
 {
-    for (const std::string variant : {"direct", "separable", "rows16", "running"}) {
+    for (const std::string variant : {"direct", "separable", "rows16", "running", "sweep"}) {
         CAPTURE(variant);
         CHECK(runRow(pipelineName({2, 1}, "replicate", variant), {0, 100, 200}) == std::vector<uint8_t>{0, 50, 150});
 
@@ -250,7 +255,7 @@ TEST_CASE("an even box puts its extra column left of the pixel and its extra row
 
 TEST_CASE("a mean half-way between two integers rounds up")
 {
-    for (const std::string variant : {"direct", "separable", "rows16", "running"}) {
+    for (const std::string variant : {"direct", "separable", "rows16", "running", "sweep"}) {
         CAPTURE(variant);
         CHECK(runRow(pipelineName({2, 1}, "replicate", variant), {0, 1, 200}) == std::vector<uint8_t>{0, 1, 101});
     }
@@ -259,7 +264,7 @@ TEST_CASE("a mean half-way between two integers rounds up")
 TEST_CASE("reflect101 mirrors about the edge pixel without repeating it")
 {
     // x = 0: columns -2..2 read 30 90 0 90 30; x = 1: 90 0 90 30 90; x = 2: 0 90 30 90 0.
-    for (const std::string variant : {"direct", "separable", "rows16", "running"}) {
+    for (const std::string variant : {"direct", "separable", "rows16", "running", "sweep"}) {
         CAPTURE(variant);
         CHECK(runRow(pipelineName({5, 1}, "reflect101", variant), {0, 90, 30}) == std::vector<uint8_t>{48, 60, 42});
     }
@@ -268,7 +273,7 @@ TEST_CASE("reflect101 mirrors about the edge pixel without repeating it")
 TEST_CASE("a window larger than a 1x1 image sees the pixel under replicate and reflect101 and the border value "
           "under constant")
 {
-    for (const std::string variant : {"direct", "separable", "rows16", "running"}) {
+    for (const std::string variant : {"direct", "separable", "rows16", "running", "sweep"}) {
         CAPTURE(variant);
         CHECK(runRow(pipelineName({3, 3}, "replicate", variant), {10}) == std::vector<uint8_t>{10});
         CHECK(runRow(pipelineName({3, 3}, "reflect101", variant), {10}) == std::vector<uint8_t>{10});

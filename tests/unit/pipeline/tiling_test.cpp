@@ -66,7 +66,7 @@ std::vector<PipelineCase> pipelineCases()
                              std::string("plugin = \"bicubic\", width = 963, height = 719, variant = \"") + variant +
                                  "\"",
                              fourcc});
-    for (const char* variant : {"direct", "separable", "rows16", "running"})
+    for (const char* variant : {"direct", "separable", "rows16", "running", "sweep"})
         for (uint32_t fourcc : {uint32_t(DRM_FORMAT_R8), uint32_t(DRM_FORMAT_ABGR8888)})
             cases.push_back({std::string("box-") + variant + (fourcc == DRM_FORMAT_R8 ? "-r8" : "-abgr"),
                              std::string("plugin = \"box\", width = 5, height = 7, border = \"reflect101\", "
