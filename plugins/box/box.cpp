@@ -121,11 +121,12 @@ const framecl_param_schema params[param_count] = {
 const char* const kernel_files[] = {"box.cl"};
 
 // The variant a stage runs on `in`: `auto` resolved as the header says, and rows16,
-// running and sweep on ABGR8888 (they have R8 kernels only) resolved to separable. On R8, rows16
-// is auto's choice for a box at most 3 wide (one pass, each input row loaded 16 bytes at
-// a time) and running for wider ones (its cost does not grow with the box), whereas
-// separable's byte loads and R16 intermediate reach under a tenth of the copy bandwidth
-// on an H100.
+// running and sweep on ABGR8888 (they have R8 kernels only) resolved to separable. On
+// R8, rows16 is auto's choice for a box at most 3 wide (one pass, each input row loaded
+// 16 bytes at a time) and running for wider ones (its cost does not grow with the box),
+// whereas separable's byte loads and R16 intermediate reach under a tenth of the copy
+// bandwidth on an H100. sweep, twice running's speed on an H100 but half of it on a CPU
+// through PoCL (framecl's default device), is left to the tuner.
 Variant variantOf(const framecl_format* in, const framecl_param_value* values)
 {
     const bool r8 = in->fourcc == DRM_FORMAT_R8;
@@ -297,7 +298,8 @@ void planSweep(const framecl_format* in, const framecl_param_value* values, fram
 }
 
 // `in` is a format negotiate accepted: R8 or ABGR8888.
-int plan(const framecl_format* in, const framecl_param_value* values, const framecl_plan_request*, framecl_plan* plan, char*, size_t)
+int plan(const framecl_format* in, const framecl_param_value* values, const framecl_plan_request*,
+         framecl_plan* plan, char*, size_t)
 {
     const bool abgr = in->fourcc == DRM_FORMAT_ABGR8888;
     switch (variantOf(in, values)) {
