@@ -183,6 +183,7 @@ TunedStage Tuner::tune(const PipelineDefinition& pipeline, size_t stage, const F
             continue;
         }
         const uint64_t ns = median(times->gpu_ns);
+        logger->debug("{}: {}", what, choiceText({candidate, ns}));
         if (best.gpu_ns == 0 || ns < best.gpu_ns)
             best = {candidate, ns, 0, median(times->copy_ns) > 0};
     }

