@@ -606,6 +606,10 @@ void box_running_r8(__global const uchar* restrict src, uint src_offset, uint sr
 // local-memory banks (unpadded was 12-20% slower on an H100).
 #define SWEEP_SPAN (SWEEP_SUMS + 8)
 #define SWEEP_OUT_SPAN (SWEEP_SUMS + 4)  // bytes per row of means
+// Outputs per item in the horizontal phase, for the two tile widths the plugin asks
+// (480 columns for a box at most 33 wide, 448 for wider: plugins/box/box.cpp).
+#define SWEEP_WIDE_SEGMENT (480 / SWEEP_SEGMENTS)
+#define SWEEP_NARROW_SEGMENT (448 / SWEEP_SEGMENTS)
 
 // The words at column x of rows rows[0 .. SWEEP_ROWS - 1] (from framecl_border_index; a
 // row of the constant border loads row 0 and is fixed by sweep_fix), all issued before
@@ -637,11 +641,54 @@ uint sweep_fix(__global const uchar* src, uint src_offset, uint src_stride, int 
 // (sum + count/2) / count by multiplying: with multiplier = floor(2^32 / count) + 1, the
 // high word of n * multiplier is floor(n / count) whenever n * (multiplier * count - 2^32)
 // < 2^32. The second factor is at most count, so here n * count <= (63 * 63 * 255 +
-// 1984) * 3969 < 4.03e9 < 2^32: exact for every box. (count = 1 would need 2^32.)
-uint sweep_mean(uint sum, uint count, uint multiplier)
+// 1984) * 3969 < 4.03e9 < 2^32: exact for every box. A 1x1 box (2^32 would not fit)
+// takes multiplier 2^32 - 1 and adds 1 to its sum: the high word of (sum + 1) * (2^32 -
+// 1) is sum. So `offset` is count / 2, or 1 for a 1x1 box, and no pixel branches.
+typedef struct {
+    uint offset, multiplier;
+} SweepDivisor;
+
+SweepDivisor sweep_divisor(uint count)
 {
-    const uint n = sum + count / 2;
-    return count == 1 ? n : mul_hi(n, multiplier);
+    SweepDivisor divisor;
+    divisor.offset = count == 1 ? 1u : count / 2;
+    divisor.multiplier = count == 1 ? 0xffffffffu : (uint)(0x100000000ul / count + 1);
+    return divisor;
+}
+
+uint sweep_mean(uint sum, SweepDivisor divisor)
+{
+    return mul_hi(sum + divisor.offset, divisor.multiplier);
+}
+
+// The horizontal phase of one row: `length` means (even) from the sums at `row`, the
+// window sliding along, two means at a time to local memory. `length` is a constant
+// where this is inlined, so the loop unrolls and its reads take fixed offsets.
+inline void sweep_horizontal(__local const ushort* row, __local ushort* out, const int length, uint box_width,
+                             SweepDivisor divisor)
+{
+    __local const ushort* entering = row + box_width; // the sum entering the window of output i is entering[i - 1]
+    uint sum = 0;
+    for (int k = 0; k < (int)box_width; ++k)
+        sum += row[k];
+    uint previous = sweep_mean(sum, divisor);
+#pragma unroll
+    for (int i = 1; i < length; i += 2) {
+        sum += (uint)entering[i - 1] - (uint)row[i - 1];
+        out[i / 2] = (ushort)(previous | sweep_mean(sum, divisor) << 8);
+        if (i + 1 < length) {
+            sum += (uint)entering[i] - (uint)row[i];
+            previous = sweep_mean(sum, divisor);
+        }
+    }
+}
+
+// Row r of the block's column sums: lanes to ushorts in column order, (x, x + 1) and
+// (x + 2, x + 3), one 8-byte store.
+void sweep_store_sums(__local uint* sum_words, int r, uint item, uint2 column)
+{
+    ((__local uint2*)(sum_words + r * (SWEEP_SPAN / 2)))[item] =
+        (uint2)((column.x & 0xffffu) | (column.y << 16), (column.x >> 16) | (column.y & 0xffff0000u));
 }
 
 __kernel __attribute__((reqd_work_group_size(SWEEP_ITEMS, 1, 1)))
@@ -677,8 +724,9 @@ void box_sweep_r8(__global const uchar* restrict src, uint src_offset, uint src_
     const bool words = w >= 4;
     const bool src_aligned = ((src_offset | src_stride) & 3u) == 0;
     const bool dst_aligned = ((dst_offset | dst_stride) & 3u) == 0;
-    const uint count = box_width * box_height;
-    const uint multiplier = count == 1 ? 0u : (uint)(0x100000000ul / count + 1);
+    // Loads with nothing to fix: a word inside the image, read as a word.
+    const bool plain_group = group.inside && src_aligned;
+    const SweepDivisor divisor = sweep_divisor(box_width * box_height);
 
     // The vertical window of the row above y0 (rows y0 - top - 1 .. y0 - top + box_height
     // - 2), so that every output row then adds the row entering and drops the one leaving.
@@ -704,70 +752,81 @@ void box_sweep_r8(__global const uchar* restrict src, uint src_offset, uint src_
     const int segment_length = (int)tile_columns / SWEEP_SEGMENTS; // even (plugins/box/box.cpp)
     const int segment = (int)(item / SWEEP_ROWS) * segment_length;
     const int first = segment + left4 - left; // sums index of its first output's window
+    // This item's stores: 4 bytes of each row, a word where the row's part is whole.
+    const int out_x = x0 + 4 * (int)item;
+    const bool stores = (int)item < (int)tile_columns / 4;
+    const bool word_stores = out_x + 4 <= w && dst_aligned;
 
     for (int block = 0; block < (int)band_rows && y0 + block < h; block += SWEEP_ROWS) {
         // Vertical.
-        int entering_rows[SWEEP_ROWS], leaving_rows[SWEEP_ROWS];
-        uint entering[SWEEP_ROWS], leaving[SWEEP_ROWS];
-#pragma unroll
-        for (int r = 0; r < SWEEP_ROWS; ++r) {
-            entering_rows[r] = y0 + block + r - top + (int)box_height - 1;
-            leaving_rows[r] = y0 + block + r - top - 1;
-        }
-        // Rows past the image's top or bottom (the first and last blocks only).
-        if (leaving_rows[0] < 0 || entering_rows[SWEEP_ROWS - 1] >= h) {
+        const int first_entering = y0 + block - top + (int)box_height - 1, first_leaving = y0 + block - top - 1;
+        if (plain_group && first_leaving >= 0 && first_entering + SWEEP_ROWS <= h) {
+            // Every row inside: the loads need no row index, and nothing to fix.
+            __global const uchar* entering_row = src + src_offset + (uint)first_entering * src_stride + (uint)x;
+            __global const uchar* leaving_row = src + src_offset + (uint)first_leaving * src_stride + (uint)x;
+            uint entering[SWEEP_ROWS], leaving[SWEEP_ROWS];
 #pragma unroll
             for (int r = 0; r < SWEEP_ROWS; ++r) {
-                entering_rows[r] = framecl_border_index(entering_rows[r], h, border);
-                leaving_rows[r] = framecl_border_index(leaving_rows[r], h, border);
+                entering[r] = *(__global const uint*)(entering_row + (uint)r * src_stride);
+                leaving[r] = *(__global const uint*)(leaving_row + (uint)r * src_stride);
             }
-        }
-        if (words) {
-            sweep_load_rows(src, src_offset, src_stride, entering_rows, load_x, src_aligned, entering);
-            sweep_load_rows(src, src_offset, src_stride, leaving_rows, load_x, src_aligned, leaving);
-        }
 #pragma unroll
-        for (int r = 0; r < SWEEP_ROWS; ++r) {
-            column += running_lanes(sweep_fix(src, src_offset, src_stride, entering_rows[r], entering[r], group,
-                                              border_value));
-            column -= running_lanes(sweep_fix(src, src_offset, src_stride, leaving_rows[r], leaving[r], group,
-                                              border_value));
-            // Lanes to ushorts in column order: (x, x + 1) and (x + 2, x + 3).
-            ((__local uint2*)(sum_words + r * (SWEEP_SPAN / 2)))[item] =
-                (uint2)((column.x & 0xffffu) | (column.y << 16), (column.x >> 16) | (column.y & 0xffff0000u));
+            for (int r = 0; r < SWEEP_ROWS; ++r) {
+                column += running_lanes(entering[r]);
+                column -= running_lanes(leaving[r]);
+                sweep_store_sums(sum_words, r, item, column);
+            }
+        } else {
+            int entering_rows[SWEEP_ROWS], leaving_rows[SWEEP_ROWS];
+            uint entering[SWEEP_ROWS], leaving[SWEEP_ROWS];
+#pragma unroll
+            for (int r = 0; r < SWEEP_ROWS; ++r) {
+                entering_rows[r] = framecl_border_index(first_entering + r, h, border);
+                leaving_rows[r] = framecl_border_index(first_leaving + r, h, border);
+            }
+            if (words) {
+                sweep_load_rows(src, src_offset, src_stride, entering_rows, load_x, src_aligned, entering);
+                sweep_load_rows(src, src_offset, src_stride, leaving_rows, load_x, src_aligned, leaving);
+            }
+#pragma unroll
+            for (int r = 0; r < SWEEP_ROWS; ++r) {
+                column += running_lanes(sweep_fix(src, src_offset, src_stride, entering_rows[r], entering[r], group,
+                                                  border_value));
+                column -= running_lanes(sweep_fix(src, src_offset, src_stride, leaving_rows[r], leaving[r], group,
+                                                  border_value));
+                sweep_store_sums(sum_words, r, item, column);
+            }
         }
         barrier(CLK_LOCAL_MEM_FENCE);
 
-        // Horizontal: segment_length means of row own_row, two at a time.
+        // Horizontal: segment_length means of row own_row, two at a time. The two tile
+        // widths (plugins/box/box.cpp) are spelled out so that the loop unrolls.
         __local const ushort* row = sums + own_row * SWEEP_SPAN + first;
         __local ushort* out = mean_pairs + (own_row * SWEEP_OUT_SPAN + segment) / 2;
-        uint sum = 0;
-        for (int k = 0; k < (int)box_width; ++k)
-            sum += row[k];
-        uint previous = sweep_mean(sum, count, multiplier);
-        for (int i = 1;; i += 2) {
-            sum += (uint)row[i + (int)box_width - 1] - (uint)row[i - 1];
-            out[i / 2] = (ushort)(previous | sweep_mean(sum, count, multiplier) << 8);
-            if (i + 1 >= segment_length)
-                break;
-            sum += (uint)row[i + (int)box_width] - (uint)row[i];
-            previous = sweep_mean(sum, count, multiplier);
-        }
+        if (segment_length == SWEEP_WIDE_SEGMENT)
+            sweep_horizontal(row, out, SWEEP_WIDE_SEGMENT, box_width, divisor);
+        else
+            sweep_horizontal(row, out, SWEEP_NARROW_SEGMENT, box_width, divisor);
         barrier(CLK_LOCAL_MEM_FENCE);
 
         // Store: 4 bytes of each row per item, the rows' parts inside the image. No
         // barrier follows: the next block writes the sums, all read before the barrier
         // above, and the means only after its own first barrier.
-        const int out_x = x0 + 4 * (int)item;
-        if ((int)item < (int)tile_columns / 4) {
-            for (int r = 0; r < SWEEP_ROWS && y0 + block + r < h; ++r) {
-                __global uchar* to = dst + dst_offset + (uint)(y0 + block + r) * dst_stride + (uint)out_x;
-                const uint means = mean_words[r * (SWEEP_OUT_SPAN / 4) + item];
-                if (out_x + 4 <= w && dst_aligned) {
-                    *(__global uint*)to = means;
-                } else {
-                    for (int k = 0; k < 4 && out_x + k < w; ++k)
-                        to[k] = (uchar)(means >> (8 * k));
+        if (stores) {
+            __global uchar* to = dst + dst_offset + (uint)(y0 + block) * dst_stride + (uint)out_x;
+            if (word_stores && y0 + block + SWEEP_ROWS <= h) {
+#pragma unroll
+                for (int r = 0; r < SWEEP_ROWS; ++r)
+                    *(__global uint*)(to + (uint)r * dst_stride) = mean_words[r * (SWEEP_OUT_SPAN / 4) + item];
+            } else {
+                for (int r = 0; r < SWEEP_ROWS && y0 + block + r < h; ++r, to += dst_stride) {
+                    const uint means = mean_words[r * (SWEEP_OUT_SPAN / 4) + item];
+                    if (word_stores) {
+                        *(__global uint*)to = means;
+                    } else {
+                        for (int k = 0; k < 4 && out_x + k < w; ++k)
+                            to[k] = (uchar)(means >> (8 * k));
+                    }
                 }
             }
         }

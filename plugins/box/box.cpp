@@ -22,6 +22,7 @@
 //              separable, unless the box is one pixel wide or high: then it is
 //              one-dimensional already and direct reads as little in one pass
 // Every variant sums exact integers, so all give the same result.
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -64,24 +65,26 @@ uint32_t runningBandRows(const framecl_format* in)
 // SWEEP_SUMS in kernels/box.cl) and 8 rows per pass. Its outputs are the sums' columns
 // less the box's width and its left half's rounding up to 4, rounded down to a
 // multiple of 32 so that each of the 16 items sharing a row takes an even number:
-// 480 for boxes up to 33 wide, 448 up to 63. Bands of 32 rows, halved to 16 while the
-// frame has fewer than sweep_groups groups: on an H100, 15x15 took 0.075 ms at
-// 7680x4320 in bands of 32 (0.087 in 64, 0.076 in 16) and 0.020 ms at 1920x1080 in
-// bands of 16 (0.028 in 32).
+// 480 for boxes up to 33 wide, 448 up to 63 (the kernel's horizontal phase is written
+// out for those two, so a 1x1 box, which would fit 512, takes 480 too). Bands of 16 rows, halved to 8 while the frame has fewer than
+// sweep_groups groups of 16: more groups hide more of each one's waiting, fewer rows
+// load more of the window again per band. On an H100, 15x15 took 0.064 ms at
+// 7680x4320 in bands of 16 (0.071 in 32, 0.073 in 8), 0.027 ms at 3264x2448 in 16
+// (0.028 in 8) and 0.015 ms at 1920x1080 in 8 (0.019 in 16).
 constexpr uint32_t sweep_items = 128;
 constexpr uint32_t sweep_sums = 512;
-constexpr uint32_t sweep_groups = 2048;
+constexpr uint32_t sweep_groups = 1024;
 
 uint32_t sweepTileColumns(uint32_t box_width)
 {
     const uint32_t left4 = (box_width / 2 + 3) / 4 * 4, right = (box_width - 1) / 2;
-    return (sweep_sums - left4 - right) / 32 * 32;
+    return std::min<uint32_t>(480, (sweep_sums - left4 - right) / 32 * 32);
 }
 
 uint32_t sweepBandRows(const framecl_format* in, uint32_t tile_columns)
 {
     const uint32_t across = (in->width + tile_columns - 1) / tile_columns;
-    return across * ((in->height + 31) / 32) < sweep_groups ? 16 : 32;
+    return across * ((in->height + 15) / 16) < sweep_groups ? 8 : 16;
 }
 
 // Parameter indices: the daemon passes one value per schema entry, in this order.
