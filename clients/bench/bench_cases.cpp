@@ -18,9 +18,10 @@ std::string none(const FrameSize&)
 const std::vector<BenchCase>& benchCases()
 {
     // Parameters: the guide's examples where it gives them (epsilon radius 4, i.e. 9x9,
-    // threshold 20; box 3x3; Sobel magnitude), the paper's sp 5, sr 6 for mean shift;
-    // bicubic at OpenCV's a = -0.75, so that compare_opencv.py times INTER_CUBIC against
-    // the same weights.
+    // threshold 20; box 3x3; Sobel magnitude), box 15x15 and 31x31 (the widest box of
+    // docs/benchmarks.md's targets), the paper's sp 5, sr 6 for mean shift; bicubic at
+    // OpenCV's a = -0.75, so that compare_opencv.py times INTER_CUBIC against the same
+    // weights.
     static const std::vector<BenchCase> cases = {
         {"copy", "copy", DRM_FORMAT_ABGR8888, none, {}},
         {"color nv12_to_abgr", "color", DRM_FORMAT_NV12,
@@ -29,6 +30,8 @@ const std::vector<BenchCase>& benchCases()
          [](const FrameSize&) -> std::string { return "width = 3, height = 3"; }, {}},
         {"box 15x15", "box", DRM_FORMAT_R8,
          [](const FrameSize&) -> std::string { return "width = 15, height = 15"; }, {}},
+        {"box 31x31", "box", DRM_FORMAT_R8,
+         [](const FrameSize&) -> std::string { return "width = 31, height = 31"; }, {}},
         {"epsilon r4 t20", "epsilon", DRM_FORMAT_R8,
          [](const FrameSize&) -> std::string { return "radius = 4, threshold = 20"; }, {}},
         {"sobel magnitude l1", "sobel", DRM_FORMAT_R8,

@@ -96,6 +96,9 @@ def opencv_cases():
         "box 15x15": dict(
             run=lambda src, dst, s, size: cv2.blur(src, (15, 15), dst=dst, borderType=REPLICATE), tolerance=1,
             note="blur 15x15 (OpenCV may round exact halves down)"),
+        "box 31x31": dict(
+            run=lambda src, dst, s, size: cv2.blur(src, (31, 31), dst=dst, borderType=REPLICATE), tolerance=1,
+            note="blur 31x31 (OpenCV may round exact halves down)"),
         "sobel magnitude l1": dict(
             run=sobel_l1, tolerance=0, scratch=lambda shape: [cv2.UMat(*shape, cv2.CV_16SC1) for _ in range(2)]
             + [cv2.UMat(*shape, cv2.CV_8UC1) for _ in range(2)],

@@ -66,11 +66,12 @@ uint32_t runningBandRows(const framecl_format* in)
 // less the box's width and its left half's rounding up to 4, rounded down to a
 // multiple of 32 so that each of the 16 items sharing a row takes an even number:
 // 480 for boxes up to 33 wide, 448 up to 63 (the kernel's horizontal phase is written
-// out for those two, so a 1x1 box, which would fit 512, takes 480 too). Bands of 16 rows, halved to 8 while the frame has fewer than
-// sweep_groups groups of 16: more groups hide more of each one's waiting, fewer rows
-// load more of the window again per band. On an H100, 15x15 took 0.064 ms at
-// 7680x4320 in bands of 16 (0.071 in 32, 0.073 in 8), 0.027 ms at 3264x2448 in 16
-// (0.028 in 8) and 0.015 ms at 1920x1080 in 8 (0.019 in 16).
+// out for those two, so a 1x1 box, which would fit 512, takes 480 too). Each band first
+// loads its first row's whole window: bands of 16 rows, 32 for a box taller than 16
+// (whose window costs more to load again), halved down to 8 while the frame has fewer
+// than sweep_groups groups: more groups hide more of each one's waiting. On an H100 at
+// 7680x4320, 15x15 took 0.059 ms in bands of 16 or 32, and 31x31 0.069 ms in 32 and
+// 0.073 in 16; at 1920x1080, 15x15 took 0.014 ms in 8 and 31x31 0.018 (0.022 in 16).
 constexpr uint32_t sweep_items = 128;
 constexpr uint32_t sweep_sums = 512;
 constexpr uint32_t sweep_groups = 1024;
@@ -81,10 +82,13 @@ uint32_t sweepTileColumns(uint32_t box_width)
     return std::min<uint32_t>(480, (sweep_sums - left4 - right) / 32 * 32);
 }
 
-uint32_t sweepBandRows(const framecl_format* in, uint32_t tile_columns)
+uint32_t sweepBandRows(const framecl_format* in, uint32_t tile_columns, uint32_t box_height)
 {
     const uint32_t across = (in->width + tile_columns - 1) / tile_columns;
-    return across * ((in->height + 15) / 16) < sweep_groups ? 8 : 16;
+    uint32_t band = box_height > 16 ? 32 : 16;
+    while (band > 8 && across * ((in->height + band - 1) / band) < sweep_groups)
+        band /= 2;
+    return band;
 }
 
 // Parameter indices: the daemon passes one value per schema entry, in this order.
@@ -288,7 +292,7 @@ void planSweep(const framecl_format* in, const framecl_param_value* values, fram
     framecl_dispatch& dispatch = plan->dispatches[0];
     startDispatch(dispatch, "box_sweep_r8", in);
     const uint32_t tile = sweepTileColumns(uint32_t(values[param_width].int_value));
-    const uint32_t band = sweepBandRows(in, tile);
+    const uint32_t band = sweepBandRows(in, tile, uint32_t(values[param_height].int_value));
     dispatch.global[0] = (in->width + tile - 1) / tile * sweep_items;
     dispatch.global[1] = (in->height + band - 1) / band;
     dispatch.local_hint[0] = sweep_items;
