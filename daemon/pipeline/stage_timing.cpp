@@ -61,7 +61,7 @@ Result<StageTimer> StageTimer::open(const gpu::GpuContext& gpu, std::shared_ptr<
     return timer;
 }
 
-Result<StageTimes> StageTimer::time(const StageChoice& choice, int warmup, int runs)
+Result<StageTimes> StageTimer::time(const StageChoice& choice, int warmup, int runs, uint64_t enough_ns)
 {
     SessionOptions options;
     options.recording = gpu::RecordingMode::Off;
@@ -98,6 +98,8 @@ Result<StageTimes> StageTimer::time(const StageChoice& choice, int warmup, int r
         times.gpu_ns.push_back(total);
         times.copy_ns.push_back((*session)->inputCopyNs(*frame));
         times.wall_ns.push_back(uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(ended - started).count()));
+        if (enough_ns > 0 && total > enough_ns)
+            break;
     }
     return times;
 }

@@ -36,8 +36,9 @@ public:
                                    const FrameShape& input);
 
     // Opens a session with `choice`, runs `warmup` frames, then `runs` frames one at a
-    // time, each waited for, and returns their times.
-    Result<StageTimes> time(const StageChoice& choice, int warmup, int runs);
+    // time, each waited for, and returns their times; with `enough_ns`, only the first
+    // timed frame when its GPU time is over that (the tuner's candidate that cannot win).
+    Result<StageTimes> time(const StageChoice& choice, int warmup, int runs, uint64_t enough_ns = 0);
 
     // The input frame and the output of the last frame time() ran, tightly packed, read
     // back from the device (for a check of the output against another implementation).

@@ -20,9 +20,13 @@ using Clock = std::chrono::steady_clock;
 constexpr int file_format = 1;
 
 // Frames per candidate: one to warm up (a driver may compile for a new work-group
-// size at first launch, as PoCL does), then the median of three.
+// size at first launch, as PoCL does), then the median of three, or only one where
+// that one took more than hopeless times the best candidate's: it cannot win, and
+// each of its frames holds up the clients' frames queued behind it (epsilon's `image`
+// on PoCL here: 175 ms a frame at 640x360 with every core busy).
 constexpr int warmup_frames = 1;
 constexpr int timed_frames = 3;
+constexpr uint64_t hopeless = 2;
 
 // The work-group shapes tried besides the driver's choice: the powers of two from 64
 // to 256 work items that Adreno's guide (§6.1.5) and other GPUs favour, wide rows
@@ -177,7 +181,7 @@ TunedStage Tuner::tune(const PipelineDefinition& pipeline, size_t stage, const F
             report(timed, tried.size());
             last_report = Clock::now();
         }
-        auto times = timer->time(candidate, warmup_frames, timed_frames);
+        auto times = timer->time(candidate, warmup_frames, timed_frames, hopeless * best.gpu_ns);
         if (!times) { // a work-group size this kernel cannot take, for one
             logger->debug("{}: candidate {} failed: {}", what, choiceText({candidate, 0}), times.error().message);
             continue;

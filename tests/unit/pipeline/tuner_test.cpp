@@ -9,6 +9,7 @@
 
 #include "base/read_file.hpp"
 #include "filter_test_support.hpp"
+#include "pipeline/stage_timing.hpp"
 #include "pipeline/tuner.hpp"
 #include "reference_sobel.hpp"
 
@@ -108,6 +109,25 @@ TEST_CASE("every candidate the tuner may choose computes the reference's bytes")
         CHECK_MESSAGE(differences.empty(), differences);
         CHECK(out.paddingWritten() == 0);
     }
+}
+
+TEST_CASE("a candidate's timing stops after its first timed frame where that frame is over the bound given")
+{
+    auto timer = pipeline::StageTimer::open(*device().gpu, pipeline::singleStage(pipelineNamed("sobel-row16"), 0),
+                                            {DRM_FORMAT_R8, 64, 48});
+    REQUIRE(timer);
+    const auto all = timer->time({}, 1, 3);
+    REQUIRE(all);
+    CHECK(all->gpu_ns.size() == 3);
+    const auto under = timer->time({}, 1, 3, 3600'000'000'000); // an hour: no frame takes that
+    REQUIRE(under);
+    CHECK(under->gpu_ns.size() == 3);
+    const auto over = timer->time({}, 1, 3, 1); // every frame takes more than a nanosecond
+    REQUIRE(over);
+    REQUIRE(over->gpu_ns.size() == 1);
+    CHECK(over->gpu_ns[0] > 1);
+    CHECK(over->wall_ns.size() == 1);
+    CHECK(over->copy_ns.size() == 1);
 }
 
 TEST_CASE("choices are timed once, kept in tuning.json and read back by the next tuner")
