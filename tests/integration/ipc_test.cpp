@@ -477,7 +477,12 @@ TEST_CASE("a session's first frame costs about what its later frames do: the seq
                          {{"POCL_CACHE_DIR", (scratch / "pocl-cache").string()}}, std::chrono::seconds(300));
     Client client = connectTo(daemon, "first-frame", 60000);
     // Three sessions, so that one first frame caught by a busy machine does not decide.
-    std::vector<double> ratios;
+    // What a first frame may cost over the later ones: without the run at open, PoCL's
+    // compiles took the first frames here to 671, 247 and 176 ms at these sizes, the
+    // later ones 1-2 ms; CPU hogs beside the test delay a first frame by a millisecond or
+    // two (in CI, 1.9 ms against a median of 0.9 once).
+    constexpr double allowed_ms = 25;
+    std::vector<double> excess_ms;
     for (const auto& [w, h] : {std::pair{320u, 240u}, std::pair{480u, 272u}, std::pair{640u, 360u}}) {
         uint32_t session = 0;
         framecl_frame_layout out_layout{};
@@ -503,9 +508,9 @@ TEST_CASE("a session's first frame costs about what its later frames do: the seq
         std::sort(steady_ms.begin(), steady_ms.end());
         const double median_ms = steady_ms[steady_ms.size() / 2];
         MESSAGE(w << "x" << h << ": first frame " << first_ms << " ms, then a median of " << median_ms << " ms");
-        ratios.push_back(first_ms / median_ms);
+        excess_ms.push_back(first_ms - median_ms);
         REQUIRE(framecl_close_session(client, session) == 0);
     }
-    std::sort(ratios.begin(), ratios.end());
-    CHECK(ratios[1] <= 2.0);
+    std::sort(excess_ms.begin(), excess_ms.end());
+    CHECK(excess_ms[1] < allowed_ms);
 }
