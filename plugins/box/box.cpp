@@ -71,7 +71,7 @@ uint32_t runningBandRows(const framecl_format* in)
 // (whose window costs more to load again), halved down to 8 while the frame has fewer
 // than sweep_groups groups: more groups hide more of each one's waiting. On an H100 at
 // 7680x4320, 15x15 took 0.059 ms in bands of 16 or 32, and 31x31 0.069 ms in 32 and
-// 0.073 in 16; at 1920x1080, 15x15 took 0.014 ms in 8 and 31x31 0.018 (0.022 in 16).
+// 0.073 in 16; at 1920x1080, 15x15 took 0.014 ms in 8 and 31x31 0.019.
 constexpr uint32_t sweep_items = 128;
 constexpr uint32_t sweep_sums = 512;
 constexpr uint32_t sweep_groups = 1024;

@@ -480,7 +480,7 @@ TEST_CASE("a session's first frame costs about what its later frames do: the seq
     // What a first frame may cost over the later ones: without the run at open, PoCL's
     // compiles took the first frames here to 671, 247 and 176 ms at these sizes, the
     // later ones 1-2 ms; CPU hogs beside the test delay a first frame by a millisecond or
-    // two (in CI, 1.9 ms against a median of 0.9 once).
+    // two (in a local run of .ci/run, 1.9 ms against a median of 0.9 once).
     constexpr double allowed_ms = 25;
     std::vector<double> excess_ms;
     for (const auto& [w, h] : {std::pair{320u, 240u}, std::pair{480u, 272u}, std::pair{640u, 360u}}) {
