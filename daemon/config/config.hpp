@@ -50,6 +50,7 @@ struct GpuConfig {
     RecordingMode recording = RecordingMode::Auto;
     bool onchip_intermediates = true;
     Tuning tuning = Tuning::Auto;
+    uint32_t tuning_budget_ms = 2000; // per stage: candidates start only while under it
 };
 
 struct Limits {

@@ -97,9 +97,12 @@ void Server::setUpTuner()
 {
     if (config_.gpu.tuning == config::Tuning::Off)
         tuner_.reset();
-    else if (!tuner_ || tuner_cache_dir_ != config_.daemon.cache_dir)
-        tuner_ = std::make_shared<pipeline::Tuner>(gpu_, config_.daemon.cache_dir);
+    else if (!tuner_ || tuner_cache_dir_ != config_.daemon.cache_dir ||
+             tuner_budget_ms_ != config_.gpu.tuning_budget_ms)
+        tuner_ = std::make_shared<pipeline::Tuner>(gpu_, config_.daemon.cache_dir,
+                                                   std::chrono::milliseconds(config_.gpu.tuning_budget_ms));
     tuner_cache_dir_ = config_.daemon.cache_dir;
+    tuner_budget_ms_ = config_.gpu.tuning_budget_ms;
 }
 
 Result<std::unique_ptr<Server>> Server::start(const config::Config& config, const gpu::GpuContext& gpu,

@@ -128,8 +128,8 @@ private:
     Server(const config::Config& config, const gpu::GpuContext& gpu, pipeline::Catalog catalog,
            service::ServiceLoop& loop, PeerAccess access);
     Result<void> bind();
-    // The tuner as gpu.tuning and daemon.cache_dir ask, kept across reloads that change
-    // neither.
+    // The tuner as gpu.tuning, gpu.tuning_budget_ms and daemon.cache_dir ask, kept
+    // across reloads that change none of them.
     void setUpTuner();
 
     // Has the loop call `handler` when `fd` is readable, then look for requests.
@@ -237,6 +237,7 @@ private:
     gpu::RecordingMode recording_;
     std::shared_ptr<pipeline::Tuner> tuner_; // null with gpu.tuning = off; shared with sessions being opened
     std::filesystem::path tuner_cache_dir_;
+    uint32_t tuner_budget_ms_ = 0;
 
     zmq::context_t zmq_context_;
     zmq::socket_t router_;

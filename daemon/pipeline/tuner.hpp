@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "config/config.hpp"
 #include "gpu/context.hpp"
 #include "pipeline/pipeline_definition.hpp"
 #include "pipeline/session.hpp"
@@ -43,7 +44,7 @@ public:
     // (logged). `budget` bounds the timing of one stage: candidates not reached by
     // then are skipped (logged), so a slow device is not held for long.
     Tuner(const gpu::GpuContext& gpu, std::filesystem::path cache_dir,
-          std::chrono::milliseconds budget = std::chrono::milliseconds(2000));
+          std::chrono::milliseconds budget = std::chrono::milliseconds(config::GpuConfig{}.tuning_budget_ms));
 
     // One choice per stage of `pipeline` on frames of `input`: cached, or timed now and
     // stored (at most max_tuning_choices, the least recently used dropped). A stage

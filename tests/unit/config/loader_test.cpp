@@ -32,6 +32,7 @@ lanes = 1
 recording = "khr"
 onchip_intermediates = false
 tuning = "off"
+tuning_budget_ms = 30000
 
 [limits]
 max_clients = 3
@@ -102,6 +103,7 @@ TEST_CASE("a full file sets every key of [gpu] and [limits]")
     CHECK(gpu.recording == RecordingMode::Khr);
     CHECK(gpu.onchip_intermediates == false);
     CHECK(gpu.tuning == Tuning::Off);
+    CHECK(gpu.tuning_budget_ms == 30000);
     const Limits& limits = config.limits;
     CHECK(limits.max_clients == 3);
     CHECK(limits.max_sessions_per_client == 2);
@@ -122,7 +124,7 @@ TEST_CASE("a full file sets every client class with its one matcher")
     CHECK_FALSE(preview.gid.has_value());
     CHECK(preview.weight == 4);
     CHECK(preview.gpu_priority == PriorityHint::High);
-    CHECK(preview.where.line == 32);
+    CHECK(preview.where.line == 33);
     const ClientClass& service = config.client_classes[1];
     CHECK(service.uid == uid_t{1001});
     CHECK_FALSE(service.match_name.has_value());
@@ -139,7 +141,7 @@ TEST_CASE("a full file keeps each stage parameter with its type and line")
     REQUIRE(config.pipelines.size() == 1);
     const Pipeline& pipeline = config.pipelines[0];
     CHECK(pipeline.name == "edges");
-    CHECK(pipeline.where.line == 47);
+    CHECK(pipeline.where.line == 48);
     REQUIRE(pipeline.stages.size() == 2);
     CHECK(pipeline.stages[0].plugin == "color");
     REQUIRE(pipeline.stages[0].parameters.size() == 1);
@@ -149,7 +151,7 @@ TEST_CASE("a full file keeps each stage parameter with its type and line")
     const Stage& blur = pipeline.stages[1];
     CHECK(blur.plugin == "blur");
     CHECK(blur.where.file == "/etc/cam/cfg.toml");
-    CHECK(blur.where.line == 51);
+    CHECK(blur.where.line == 52);
     REQUIRE(blur.parameters.size() == 4);
     // toml++ keeps a table's keys sorted.
     CHECK(blur.parameters[0].key == "kernel");
@@ -161,7 +163,7 @@ TEST_CASE("a full file keeps each stage parameter with its type and line")
     CHECK(std::get<int64_t>(blur.parameters[2].value) == 4);
     CHECK(blur.parameters[3].key == "sigma");
     CHECK(std::get<double>(blur.parameters[3].value) == 1.5);
-    CHECK(blur.parameters[3].where.line == 51);
+    CHECK(blur.parameters[3].where.line == 52);
 }
 
 TEST_CASE("keys left out keep their defaults")
@@ -198,6 +200,7 @@ TEST_CASE("keys left out of a present table keep their defaults")
     CHECK(result->daemon.cache_dir == testDefaults().cache_dir);
     CHECK(result->gpu.recording == RecordingMode::Off);
     CHECK(result->gpu.tuning == Tuning::Auto);
+    CHECK(result->gpu.tuning_budget_ms == 2000);
 }
 
 TEST_CASE("a whole-number kernel budget is accepted")
