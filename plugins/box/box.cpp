@@ -67,10 +67,11 @@ uint32_t runningBandRows(const framecl_format* in)
 // multiple of 32 so that each of the 16 items sharing a row takes an even number:
 // 480 for boxes up to 33 wide, 448 up to 63 (the kernel's horizontal phase is written
 // out for those two, so a 1x1 box, which would fit 512, takes 480 too). Each band first
-// loads its first row's whole window: bands of 16 rows, 32 for a box taller than 16
-// (whose window costs more to load again), halved down to 8 while the frame has fewer
-// than sweep_groups groups: more groups hide more of each one's waiting. On an H100 at
-// 7680x4320, 15x15 took 0.059 ms in bands of 16 or 32, and 31x31 0.069 ms in 32 and
+// loads its first row's whole window: bands of 24 rows, 32 for a box taller than 31
+// (whose window costs more to load again), 8 rows shorter at a time down to 8 while the
+// frame has fewer than sweep_groups groups: more groups hide more of each one's
+// waiting. On an H100 at 7680x4320, 15x15 took 0.0576 ms in bands of 24, 0.0590 in 32
+// and 0.0595 in 16; 23x23 0.0637 in 24 and 0.0650 in 32; 31x31 0.069 in 24 or 32 and
 // 0.073 in 16; at 1920x1080, 15x15 took 0.014 ms in 8 and 31x31 0.019.
 constexpr uint32_t sweep_items = 128;
 constexpr uint32_t sweep_sums = 512;
@@ -85,9 +86,9 @@ uint32_t sweepTileColumns(uint32_t box_width)
 uint32_t sweepBandRows(const framecl_format* in, uint32_t tile_columns, uint32_t box_height)
 {
     const uint32_t across = (in->width + tile_columns - 1) / tile_columns;
-    uint32_t band = box_height > 16 ? 32 : 16;
+    uint32_t band = box_height > 31 ? 32 : 24;
     while (band > 8 && across * ((in->height + band - 1) / band) < sweep_groups)
-        band /= 2;
+        band -= 8;
     return band;
 }
 

@@ -319,8 +319,9 @@ TEST_CASE("auto plans rows16 for an R8 box at most 3 wide and running for a wide
     CHECK(bandOf(7680, 4320) == 32); // 30 groups across: 30 x 68 in bands of 64, 30 x 135 in 32
     CHECK(bandOf(8192, 8192) == 64); // 32 x 128
     CHECK(bandOf(1920, 1080) == 16);
-    // sweep: bands of 16 rows, 32 for a box taller than 16, halved down to 8 while the
-    // frame has fewer than 1024 groups; 480 columns a group (448 for a box over 33 wide).
+    // sweep: bands of 24 rows, 32 for a box taller than 31, 8 shorter at a time down to
+    // 8 while the frame has fewer than 1024 groups; 480 columns a group (448 for a box
+    // over 33 wide).
     const auto sweepBandOf = [](const Size& window, uint32_t width, uint32_t height) {
         auto definition = device().pipelines.catalog.find(pipelineName(window, "replicate", "sweep"));
         REQUIRE(definition);
@@ -329,10 +330,11 @@ TEST_CASE("auto plans rows16 for an R8 box at most 3 wide and running for a wide
         CHECK(plan->dispatches[0].global[1] * plan->dispatches[0].args[8].uint_value >= height);
         return plan->dispatches[0].args[8].uint_value;
     };
-    CHECK(sweepBandOf({5, 7}, 7680, 4320) == 16);   // 16 x 270
+    CHECK(sweepBandOf({5, 7}, 7680, 4320) == 24);   // 16 x 180
+    CHECK(sweepBandOf({5, 7}, 3840, 2160) == 16);   // 8 x 90 in bands of 24, 8 x 135 in 16
     CHECK(sweepBandOf({5, 7}, 1920, 1080) == 8);    // 4 x 68 in bands of 16
     CHECK(sweepBandOf({63, 63}, 7680, 4320) == 32); // 18 x 135
-    CHECK(sweepBandOf({63, 63}, 3840, 2160) == 16); // 9 x 68 in bands of 32, 9 x 135 in 16
+    CHECK(sweepBandOf({63, 63}, 3840, 2160) == 16); // 9 x 68 in 32, 9 x 90 in 24, 9 x 135 in 16
     CHECK(sweepBandOf({63, 63}, 1920, 1080) == 8);  // 5 x 68 in bands of 16
     for (const char* variant : {"rows16", "running"}) {
         const auto abgr = planOf(pipelineName({3, 3}, "replicate", variant), DRM_FORMAT_ABGR8888);
