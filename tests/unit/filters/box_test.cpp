@@ -181,6 +181,51 @@ TEST_CASE("the sweep variant equals the reference on R8 at every size, window an
     checkVariant("sweep", DRM_FORMAT_R8);
 }
 
+// The rows of each band of sweep's plan for `window` on an R8 frame of `width` x `height`.
+uint32_t sweepBand(const Size& window, uint32_t width, uint32_t height)
+{
+    auto definition = device().pipelines.catalog.find(pipelineName(window, "replicate", "sweep"));
+    REQUIRE(definition);
+    auto plan = definition->stages[0].plugin->plan({DRM_FORMAT_R8, width, height}, definition->stages[0].params);
+    REQUIRE(plan);
+    CHECK(plan->dispatches[0].global[1] * plan->dispatches[0].args[8].uint_value >= height);
+    return plan->dispatches[0].args[8].uint_value;
+}
+
+TEST_CASE("the sweep variant equals the reference in bands of several blocks, each block's loads issued a block ahead")
+{
+    // The frames of the cases above are small enough for bands of 8 rows, one block
+    // each. Tall frames get 1024 groups in taller bands: 24 and 32 rows, whose later
+    // blocks use the loads the block before issued; a last band cut short.
+    struct Case {
+        Size window;
+        Size image;
+        uint32_t band;
+    };
+    const Case cases[] = {
+        {{5, 7}, {64, 24580}, 24},   // one group across, 1025 bands, the last of 4 rows
+        {{63, 63}, {64, 32770}, 32}, // 1025 bands, the last of 2 rows
+        {{5, 7}, {961, 8200}, 24},   // three groups across, 342 bands
+    };
+    uint32_t seed = 500;
+    for (const Case& c : cases) {
+        const framecl_format format{DRM_FORMAT_R8, uint32_t(c.image.width), uint32_t(c.image.height)};
+        CAPTURE(format.width);
+        CAPTURE(format.height);
+        CAPTURE(c.window.width);
+        REQUIRE(sweepBand(c.window, format.width, format.height) == c.band);
+        for (const BorderRule& rule : border_rules) {
+            const std::string border = rule.name;
+            CAPTURE(border);
+            Ran ran = runPadded(pipelineName(c.window, border, "sweep"), format, seed++);
+            const auto expected = test::boxFilter(ran.in.plane(0), c.image.width, c.image.height, 1,
+                                                  {c.window.width, c.window.height, rule.border, border_value});
+            CHECK(test::differingPixels(ran.out.plane(0), expected, format.width, 1) == "");
+            CHECK(ran.out.paddingWritten() == 0);
+        }
+    }
+}
+
 TEST_CASE("every variant equals the reference on R8 planes with 16-byte-aligned offsets and strides")
 {
     // rows16 takes its aligned uint4 loads and stores here, and running its aligned
@@ -322,20 +367,12 @@ TEST_CASE("auto plans rows16 for an R8 box at most 3 wide and running for a wide
     // sweep: bands of 24 rows, 32 for a box taller than 31, 8 shorter at a time down to
     // 8 while the frame has fewer than 1024 groups; 480 columns a group (448 for a box
     // over 33 wide).
-    const auto sweepBandOf = [](const Size& window, uint32_t width, uint32_t height) {
-        auto definition = device().pipelines.catalog.find(pipelineName(window, "replicate", "sweep"));
-        REQUIRE(definition);
-        auto plan = definition->stages[0].plugin->plan({DRM_FORMAT_R8, width, height}, definition->stages[0].params);
-        REQUIRE(plan);
-        CHECK(plan->dispatches[0].global[1] * plan->dispatches[0].args[8].uint_value >= height);
-        return plan->dispatches[0].args[8].uint_value;
-    };
-    CHECK(sweepBandOf({5, 7}, 7680, 4320) == 24);   // 16 x 180
-    CHECK(sweepBandOf({5, 7}, 3840, 2160) == 16);   // 8 x 90 in bands of 24, 8 x 135 in 16
-    CHECK(sweepBandOf({5, 7}, 1920, 1080) == 8);    // 4 x 68 in bands of 16
-    CHECK(sweepBandOf({63, 63}, 7680, 4320) == 32); // 18 x 135
-    CHECK(sweepBandOf({63, 63}, 3840, 2160) == 16); // 9 x 68 in 32, 9 x 90 in 24, 9 x 135 in 16
-    CHECK(sweepBandOf({63, 63}, 1920, 1080) == 8);  // 5 x 68 in bands of 16
+    CHECK(sweepBand({5, 7}, 7680, 4320) == 24);   // 16 x 180
+    CHECK(sweepBand({5, 7}, 3840, 2160) == 16);   // 8 x 90 in bands of 24, 8 x 135 in 16
+    CHECK(sweepBand({5, 7}, 1920, 1080) == 8);    // 4 x 68 in bands of 16
+    CHECK(sweepBand({63, 63}, 7680, 4320) == 32); // 18 x 135
+    CHECK(sweepBand({63, 63}, 3840, 2160) == 16); // 9 x 68 in 32, 9 x 90 in 24, 9 x 135 in 16
+    CHECK(sweepBand({63, 63}, 1920, 1080) == 8);  // 5 x 68 in bands of 16
     for (const char* variant : {"rows16", "running"}) {
         const auto abgr = planOf(pipelineName({3, 3}, "replicate", variant), DRM_FORMAT_ABGR8888);
         REQUIRE(abgr.dispatch_count == 2);
