@@ -7,7 +7,8 @@
 // usage: sweep_harness PRELUDE BOX_CL WIDTH HEIGHT BOX TILE_COLUMNS BAND_ROWS [RUNS]
 // Times RUNS launches (L2 flushed before each) with CUDA events and prints the median,
 // the registers ptxas gave the kernel, and how many outputs of 13 rows (top, middle and
-// bottom edges, every column) differ from a CPU box with the replicate border.
+// bottom edges, every column) differ from a CPU box with the replicate border; then
+// times the same launches through OpenCL with profiling events, as framecl-bench does.
 #include <CL/cl.h>
 #include <cuda.h>
 
@@ -48,9 +49,8 @@ std::string readFile(const char* path)
     return text.str();
 }
 
-// The program's PTX from NVIDIA's OpenCL, less the target flag the CUDA driver
-// refuses; prints ptxas's register line for the kernel.
-std::string buildPtx(const std::string& source)
+// NVIDIA's OpenCL device; exits where there is none.
+cl_device_id nvidiaDevice()
 {
     cl_platform_id platforms[8];
     cl_uint platform_count = 0;
@@ -66,6 +66,14 @@ std::string buildPtx(const std::string& source)
         std::fprintf(stderr, "no NVIDIA OpenCL device\n");
         std::exit(1);
     }
+    return device;
+}
+
+// The program's PTX from NVIDIA's OpenCL, less the target flag the CUDA driver
+// refuses; prints ptxas's register line for the kernel.
+std::string buildPtx(const std::string& source)
+{
+    cl_device_id device = nvidiaDevice();
     cl_int error = CL_SUCCESS;
     cl_context context = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &error);
     const char* text = source.c_str();
@@ -101,6 +109,68 @@ std::string buildPtx(const std::string& source)
     return ptx;
 }
 
+// The same kernel, arguments and groups through NVIDIA's OpenCL, timed as framecl-bench
+// times a dispatch: the median of its profiling events' START to END, with the L2
+// flushed before each run (`flush`) or back to back. Against the CUDA events this says
+// what the OpenCL events add to a command.
+double openclMedianMs(const std::string& source, const std::vector<unsigned char>& input, unsigned width,
+                      unsigned height, unsigned box, unsigned tile, unsigned band, int runs, bool flush)
+{
+    cl_device_id device = nvidiaDevice();
+    cl_int error = CL_SUCCESS;
+    cl_context context = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &error);
+    cl_command_queue queue = clCreateCommandQueue(context, device, CL_QUEUE_PROFILING_ENABLE, &error);
+    const char* text = source.c_str();
+    cl_program program = clCreateProgramWithSource(context, 1, &text, nullptr, &error);
+    if (clBuildProgram(program, 1, &device, "-cl-std=CL1.2", nullptr, nullptr) != CL_SUCCESS) {
+        std::fprintf(stderr, "OpenCL build failed\n");
+        std::exit(1);
+    }
+    cl_kernel kernel = clCreateKernel(program, kernel_name, &error);
+    const size_t pixels = input.size(), flush_bytes = size_t(256) << 20;
+    cl_mem src = clCreateBuffer(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, pixels,
+                                const_cast<unsigned char*>(input.data()), &error);
+    cl_mem dst = clCreateBuffer(context, CL_MEM_WRITE_ONLY, pixels, nullptr, &error);
+    cl_mem scratch = clCreateBuffer(context, CL_MEM_READ_WRITE, flush_bytes, nullptr, &error);
+    const cl_uint zero = 0, stride = width, border = 0, border_value = 0;
+    const cl_uint values[] = {zero, stride, width, height, box, box, border, border_value, band, tile};
+    clSetKernelArg(kernel, 0, sizeof src, &src);
+    clSetKernelArg(kernel, 1, sizeof zero, &zero);
+    clSetKernelArg(kernel, 2, sizeof stride, &stride);
+    clSetKernelArg(kernel, 3, sizeof dst, &dst);
+    for (cl_uint i = 0; i < 10; ++i)
+        clSetKernelArg(kernel, 4 + i, sizeof(cl_uint), &values[i]);
+    const size_t global[2] = {(width + tile - 1) / tile * items, (height + band - 1) / band};
+    const size_t local[2] = {items, 1};
+    std::vector<double> times;
+    for (int run = 0; run < runs; ++run) {
+        if (flush) {
+            const cl_uchar pattern = cl_uchar(run);
+            clEnqueueFillBuffer(queue, scratch, &pattern, 1, 0, flush_bytes, 0, nullptr, nullptr);
+        }
+        cl_event done = nullptr;
+        if (clEnqueueNDRangeKernel(queue, kernel, 2, nullptr, global, local, 0, nullptr, &done) != CL_SUCCESS) {
+            std::fprintf(stderr, "OpenCL launch failed\n");
+            std::exit(1);
+        }
+        clWaitForEvents(1, &done);
+        cl_ulong start = 0, end = 0;
+        clGetEventProfilingInfo(done, CL_PROFILING_COMMAND_START, sizeof start, &start, nullptr);
+        clGetEventProfilingInfo(done, CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr);
+        clReleaseEvent(done);
+        times.push_back(double(end - start) / 1e6);
+    }
+    clReleaseMemObject(scratch);
+    clReleaseMemObject(dst);
+    clReleaseMemObject(src);
+    clReleaseKernel(kernel);
+    clReleaseProgram(program);
+    clReleaseCommandQueue(queue);
+    clReleaseContext(context);
+    std::sort(times.begin(), times.end());
+    return times[times.size() / 2];
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -126,6 +196,10 @@ int main(int argc, char** argv)
     check(cuModuleLoadData(&module, ptx.c_str()), "cuModuleLoadData");
     CUfunction kernel;
     check(cuModuleGetFunction(&kernel, module, kernel_name), "cuModuleGetFunction");
+    int registers = 0, spilled = 0;
+    cuFuncGetAttribute(&registers, CU_FUNC_ATTRIBUTE_NUM_REGS, kernel);
+    cuFuncGetAttribute(&spilled, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, kernel);
+    std::printf("as loaded: %d registers, %d bytes of local memory per item\n", registers, spilled);
 
     const size_t pixels = size_t(width) * height;
     const size_t flush_bytes = size_t(256) << 20; // over the H100's and H200's L2
@@ -184,5 +258,8 @@ int main(int argc, char** argv)
     const double median = times[times.size() / 2];
     std::printf("%ux%u box %u, tile %u, band %u: median %.4f ms (min %.4f), %.0f GB/s; %ld of %ld outputs wrong\n",
                 width, height, box, tile, band, median, times.front(), 2.0 * pixels / median / 1e6, wrong, checked);
+    std::printf("  OpenCL events: median %.4f ms with the L2 flushed, %.4f ms back to back\n",
+                openclMedianMs(source, input, width, height, box, tile, band, runs, true),
+                openclMedianMs(source, input, width, height, box, tile, band, runs, false));
     return wrong ? 1 : 0;
 }
