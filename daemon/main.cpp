@@ -16,6 +16,7 @@
 #include "ipc/server.hpp"
 #include "pipeline/catalog.hpp"
 #include "service/service_loop.hpp"
+#include "service/socket_activation.hpp"
 
 namespace {
 
@@ -72,6 +73,13 @@ int serve(config::Config config, const std::filesystem::path& file)
 {
     auto logger = log::get("daemon");
     service::SystemdNotifier notifier;
+    // Before any thread starts: it unsets $LISTEN_FDS.
+    auto activated = service::takeActivatedSockets(config.daemon.socket, config.daemon.buffer_socket);
+    if (!activated) {
+        logger->critical("{}", activated.error().message);
+        notifier.status("failed: " + activated.error().message);
+        return 1;
+    }
     service::ServiceLoop loop(notifier); // before any thread starts: it blocks the signals
 
     auto gpu = gpu::openGpu(config.gpu);
@@ -81,7 +89,7 @@ int serve(config::Config config, const std::filesystem::path& file)
         return 1;
     }
     gpu::ProgramCache programs(config.daemon.cache_dir);
-    auto server = ipc::Server::start(config, **gpu, loadCatalog(config, **gpu, programs), loop);
+    auto server = ipc::Server::start(config, **gpu, loadCatalog(config, **gpu, programs), loop, std::move(*activated));
     if (!server) {
         logger->critical("{}", server.error().message);
         notifier.status("failed: " + server.error().message);

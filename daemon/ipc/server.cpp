@@ -106,14 +106,15 @@ void Server::setUpTuner()
 }
 
 Result<std::unique_ptr<Server>> Server::start(const config::Config& config, const gpu::GpuContext& gpu,
-                                              pipeline::Catalog catalog, service::ServiceLoop& loop)
+                                              pipeline::Catalog catalog, service::ServiceLoop& loop,
+                                              service::ActivatedSockets activated)
 {
     auto access = PeerAccess::fromConfig(config.daemon);
     if (!access)
         return tl::unexpected(access.error());
     std::unique_ptr<Server> server(new Server(config, gpu, std::move(catalog), loop, std::move(*access)));
     server->raiseFileLimit();
-    if (auto bound = server->bind(); !bound)
+    if (auto bound = server->bind(std::move(activated)); !bound)
         return tl::unexpected(bound.error());
     return server;
 }
@@ -136,48 +137,68 @@ void Server::raiseFileLimit()
         spare_fd_.reset(open("/dev/null", O_RDONLY | O_CLOEXEC));
 }
 
-Result<void> Server::bind()
+// A socket file this process just bound: removed at exit (if it is still the same
+// file), and opened to daemon.socket_group.
+Result<void> Server::adoptSocketFile(const std::filesystem::path& path)
+{
+    auto bound = identifyBoundSocket(path);
+    if (!bound)
+        return tl::unexpected(bound.error());
+    bound_sockets_.push_back(std::move(*bound));
+    return setSocketAccess(path, config_.daemon.socket_group);
+}
+
+Result<void> Server::bind(service::ActivatedSockets activated)
 {
     const auto& daemon = config_.daemon;
-    if (auto ready = prepareSocketPath(daemon.socket, SOCK_STREAM); !ready)
-        return ready;
-    if (auto ready = prepareSocketPath(daemon.buffer_socket, SOCK_SEQPACKET); !ready)
-        return ready;
-
-    // Created with no access for others, then opened to the group: never a moment
-    // where the sockets are wider open than configured.
-    const mode_t old_mask = umask(0177);
     router_.set(zmq::sockopt::maxmsgsize, max_message_bytes);
     router_.set(zmq::sockopt::linger, 0);
-    try {
-        router_.bind("ipc://" + daemon.socket.string());
-    } catch (const zmq::error_t& e) {
+    if (activated.control.valid()) {
+        // ZeroMQ listens on the passed socket (and closes it) rather than making one.
+        router_.set(zmq::sockopt::use_fd, activated.control.release());
+        try {
+            router_.bind("ipc://" + daemon.socket.string());
+        } catch (const zmq::error_t& e) {
+            return fail(fmt::format("{}: cannot listen on the socket from the service manager: {}",
+                                    daemon.socket.string(), e.what()));
+        }
+    } else {
+        if (auto ready = prepareSocketPath(daemon.socket, SOCK_STREAM); !ready)
+            return ready;
+        // Created with no access for others, then opened to the group: never a moment
+        // where the socket is wider open than configured.
+        const mode_t old_mask = umask(0177);
+        try {
+            router_.bind("ipc://" + daemon.socket.string());
+        } catch (const zmq::error_t& e) {
+            umask(old_mask);
+            return fail(fmt::format("{}: cannot listen: {}", daemon.socket.string(), e.what()));
+        }
         umask(old_mask);
-        return fail(fmt::format("{}: cannot listen: {}", daemon.socket.string(), e.what()));
+        if (auto made = adoptSocketFile(daemon.socket); !made)
+            return made;
     }
 
-    buffer_listener_.reset(socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
-    sockaddr_un address{};
-    address.sun_family = AF_UNIX;
-    std::strncpy(address.sun_path, daemon.buffer_socket.c_str(), sizeof address.sun_path - 1);
-    const bool listening = buffer_listener_.valid() &&
-                           ::bind(buffer_listener_.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
-                           listen(buffer_listener_.get(), 16) == 0;
-    const int bind_errno = errno;
-    umask(old_mask);
-    if (!listening)
-        return fail(fmt::format("{}: cannot listen: {}", daemon.buffer_socket.string(), std::strerror(bind_errno)));
-
-    // From here on these files are this process's to remove.
-    for (const auto& path : {daemon.socket, daemon.buffer_socket}) {
-        auto bound = identifyBoundSocket(path);
-        if (!bound)
-            return tl::unexpected(bound.error());
-        bound_sockets_.push_back(std::move(*bound));
+    if (activated.buffers.valid()) {
+        buffer_listener_ = std::move(activated.buffers);
+    } else {
+        if (auto ready = prepareSocketPath(daemon.buffer_socket, SOCK_SEQPACKET); !ready)
+            return ready;
+        buffer_listener_.reset(socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+        sockaddr_un address{};
+        address.sun_family = AF_UNIX;
+        std::strncpy(address.sun_path, daemon.buffer_socket.c_str(), sizeof address.sun_path - 1);
+        const mode_t old_mask = umask(0177);
+        const bool listening = buffer_listener_.valid() &&
+                               ::bind(buffer_listener_.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
+                               listen(buffer_listener_.get(), 16) == 0;
+        const int bind_errno = errno;
+        umask(old_mask);
+        if (!listening)
+            return fail(fmt::format("{}: cannot listen: {}", daemon.buffer_socket.string(), std::strerror(bind_errno)));
+        if (auto made = adoptSocketFile(daemon.buffer_socket); !made)
+            return made;
     }
-    for (const auto& path : {daemon.socket, daemon.buffer_socket})
-        if (auto access = setSocketAccess(path, daemon.socket_group); !access)
-            return access;
 
     loop_.watch(router_.get(zmq::sockopt::fd), [this] { drainMessages(); });
     more_messages_.reset(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));

@@ -33,6 +33,7 @@
 #include "scheduler/fair_queue.hpp"
 #include "scheduler/perf_hint_switch.hpp"
 #include "service/service_loop.hpp"
+#include "service/socket_activation.hpp"
 
 namespace framecl::ipc {
 
@@ -45,9 +46,12 @@ inline constexpr uint64_t preparing_status_period_ns = 1'000'000'000;
 class Server {
 public:
     // Binds both sockets and registers them with `loop`. Fails (with the reason) if
-    // a socket cannot be bound, e.g. because another framecld serves the path.
+    // a socket cannot be bound, e.g. because another framecld serves the path. A
+    // socket in `activated` is used as it is: the service manager made it, set its
+    // access and keeps its file.
     static Result<std::unique_ptr<Server>> start(const config::Config& config, const gpu::GpuContext& gpu,
-                                                 pipeline::Catalog catalog, service::ServiceLoop& loop);
+                                                 pipeline::Catalog catalog, service::ServiceLoop& loop,
+                                                 service::ActivatedSockets activated = {});
     ~Server(); // unbinds and removes the socket files it made
 
     // New pipelines, limits and allowed peers for what comes next; open sessions keep
@@ -127,7 +131,8 @@ private:
 
     Server(const config::Config& config, const gpu::GpuContext& gpu, pipeline::Catalog catalog,
            service::ServiceLoop& loop, PeerAccess access);
-    Result<void> bind();
+    Result<void> bind(service::ActivatedSockets activated);
+    Result<void> adoptSocketFile(const std::filesystem::path& path);
     // The tuner as gpu.tuning, gpu.tuning_budget_ms and daemon.cache_dir ask, kept
     // across reloads that change none of them.
     void setUpTuner();

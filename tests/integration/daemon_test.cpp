@@ -2,11 +2,18 @@
 // codes, its output, and the notify messages it sends to a socket the test owns.
 #include <csignal>
 #include <cstdlib>
+#include <filesystem>
+#include <random>
+#include <thread>
+
+#include <sys/socket.h>
+#include <sys/un.h>
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
 #include "child_process.hpp"
+#include "daemon_client.hpp"
 #include "daemon_fixture.hpp"
 #include "notify_socket.hpp"
 #include "temp_dir.hpp"
@@ -146,4 +153,116 @@ TEST_CASE("a config the daemon cannot load stops it at start with the reason")
     CHECK(run.status.code != 0);
     CHECK(run.err.find("framecld.toml:2:") != std::string::npos);
     CHECK(run.err.find("max_clients") != std::string::npos);
+}
+
+namespace {
+
+// systemd-socket-activate (systemd's package) listening on `path`: a stream socket, or
+// with `seqpacket` a SOCK_SEQPACKET one. It starts what follows it once a client
+// connects, passing the socket on in $LISTEN_FDS (one nested in another passes both),
+// and of its own environment only what -E names.
+std::vector<std::string> socketActivate(const std::filesystem::path& path, bool seqpacket,
+                                        const std::filesystem::path& notify_socket = {})
+{
+    std::vector<std::string> command{requireEnv("FRAMECL_SOCKET_ACTIVATE")};
+    if (seqpacket)
+        command.push_back("--seqpacket");
+    if (!notify_socket.empty())
+        command.insert(command.end(), {"-E", "NOTIFY_SOCKET=" + notify_socket.string()});
+    command.insert(command.end(), {"-l", path.string(), "--"});
+    return command;
+}
+
+bool waitForFile(const std::filesystem::path& path, std::chrono::milliseconds timeout)
+{
+    for (const auto until = std::chrono::steady_clock::now() + timeout; std::chrono::steady_clock::now() < until;
+         std::this_thread::sleep_for(10ms))
+        if (std::filesystem::exists(path))
+            return true;
+    return false;
+}
+
+} // namespace
+
+TEST_CASE("socket activation: a client that connects before framecld runs is served once it is up, and the "
+          "sockets outlive the daemon")
+{
+    TempDir dir;
+    const auto config = dir.write("framecld.toml", testConfig(dir, ""));
+    NotifySocket notify(dir / "notify.sock");
+    // As framecld.socket does: both sockets made and listening before the daemon starts,
+    // the daemon started at the first connection.
+    std::vector<std::string> command = socketActivate(dir / "framecl.sock", false, notify.path());
+    for (const auto& argument : socketActivate(dir / "buffers.sock", true, notify.path()))
+        command.push_back(argument);
+    for (const std::string argument : {daemonPath(), std::string("--config"), config.string()})
+        command.push_back(argument);
+    ChildProcess daemon(command, {}, dir.path());
+    REQUIRE_MESSAGE(waitForFile(dir / "framecl.sock", 10s), daemon.stderrText());
+    CHECK_FALSE(notify.waitFor("READY=1", 500ms)); // nothing runs framecld yet
+
+    // The client's first connection starts it; the connection waits in the socket's
+    // backlog while framecld builds its kernels, and is answered then.
+    const std::string socket = (dir / "framecl.sock").string();
+    framecl_connect_options options{socket.c_str(), "early", 120000};
+    Client client;
+    REQUIRE_MESSAGE(framecl_connect(&options, &client.handle) == 0,
+                    std::string(framecl_last_error(nullptr)) << "\n" << daemon.stderrText());
+    CHECK(notify.waitFor("READY=1", 10s));
+
+    // A frame through the built-in copy, both buffers passed on the activated buffer socket.
+    constexpr uint32_t width = 64, height = 48;
+    uint64_t size = 0;
+    const framecl_frame_layout layout = packed(DRM_FORMAT_ABGR8888, width, height, &size);
+    framecl_frame_layout out_layout{};
+    uint32_t session = 0;
+    REQUIRE(framecl_open_session(client, "copy", DRM_FORMAT_ABGR8888, width, height, nullptr, 0, &session,
+                                 &out_layout) == 0);
+    framecl::UniqueFd in_fd, out_fd;
+    const uint32_t in_id = registerMemfd(client, layout, size, in_fd);
+    const uint32_t out_id = registerMemfd(client, out_layout, size, out_fd);
+    std::vector<uint8_t> sent(size);
+    std::mt19937 random(3);
+    for (auto& byte : sent)
+        byte = uint8_t(random());
+    REQUIRE(pwrite(in_fd.get(), sent.data(), size, 0) == ssize_t(size));
+    REQUIRE(framecl_submit(client, session, in_id, out_id, 1) == 0);
+    const framecl_done done = nextDone(client);
+    CHECK_MESSAGE(done.status == FRAMECL_FRAME_OK, done.error);
+    CHECK(readMemfd(out_fd.get(), size) == sent);
+
+    // The socket files are the service manager's: framecld leaves them when it stops.
+    daemon.signal(SIGTERM);
+    const auto status = daemon.wait(30s);
+    REQUIRE(status);
+    CHECK_MESSAGE((status->exited && status->code == 0), daemon.stderrText());
+    CHECK(std::filesystem::is_socket(dir / "framecl.sock"));
+    CHECK(std::filesystem::is_socket(dir / "buffers.sock"));
+}
+
+TEST_CASE("socket activation: a passed socket that is not one of framecld's stops it at start, named")
+{
+    TempDir dir;
+    const auto config = dir.write("framecld.toml", testConfig(dir, ""));
+    std::vector<std::string> command = socketActivate(dir / "other.sock", false);
+    for (const std::string argument : {daemonPath(), std::string("--config"), config.string()})
+        command.push_back(argument);
+    ChildProcess daemon(command, {}, dir.path());
+    REQUIRE(waitForFile(dir / "other.sock", 10s));
+
+    // A connection makes systemd-socket-activate start framecld with the socket.
+    framecl::UniqueFd probe(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    std::strncpy(address.sun_path, (dir / "other.sock").c_str(), sizeof address.sun_path - 1);
+    REQUIRE(connect(probe.get(), reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+
+    const auto status = daemon.wait(30s);
+    REQUIRE(status);
+    CHECK(status->code == 1);
+    const std::string log = daemon.stderrText();
+    CHECK_MESSAGE(contains(log, "fd 3 is a listening stream socket on " + (dir / "other.sock").string() +
+                                    ", not one of its own"),
+                  log);
+    CHECK_FALSE(std::filesystem::exists(dir / "framecl.sock")); // it stopped before making its own
 }
