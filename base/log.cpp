@@ -3,12 +3,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include <sys/stat.h>
 
 #include <spdlog/sinks/stdout_color_sinks.h>
-#include <spdlog/sinks/systemd_sink.h>
+
+#include "journal_sink.hpp"
 
 namespace framecl::log {
 namespace {
@@ -17,6 +19,7 @@ std::mutex registry_mutex;
 spdlog::sink_ptr shared_sink;
 spdlog::level::level_enum shared_level = spdlog::level::info;
 std::vector<std::shared_ptr<spdlog::logger>> loggers;
+thread_local Fields thread_fields;
 
 bool stderrIsJournal()
 {
@@ -35,7 +38,7 @@ bool stderrIsJournal()
 spdlog::sink_ptr makeSink(Sink sink)
 {
     if (sink == Sink::Journal || (sink == Sink::Auto && stderrIsJournal()))
-        return std::make_shared<spdlog::sinks::systemd_sink_mt>("framecld");
+        return std::make_shared<JournalSink>();
     auto console = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();
     console->set_pattern("%H:%M:%S.%e %^%-7l%$ %-8n %v");
     return console;
@@ -66,6 +69,18 @@ std::shared_ptr<spdlog::logger> get(const std::string& component)
     logger->set_level(shared_level);
     loggers.push_back(logger);
     return logger;
+}
+
+ScopedFields::ScopedFields(Fields fields) : previous_(std::exchange(thread_fields, std::move(fields))) {}
+
+ScopedFields::~ScopedFields()
+{
+    thread_fields = std::move(previous_);
+}
+
+const Fields& currentFields()
+{
+    return thread_fields;
 }
 
 } // namespace framecl::log

@@ -153,10 +153,12 @@ void Server::onBufferPacket(int fd)
 
     const wire::Envelope* envelope = protocol::verifiedEnvelope(packet->bytes, aligned_message_);
     if (const wire::Submit* submit = envelope ? envelope->message_as_Submit() : nullptr) {
-        if (ClientState* client = clientByConnection(fd))
+        if (ClientState* client = clientByConnection(fd)) {
+            const log::ScopedFields about({client->name, {}, {}});
             onSubmit(*client, *submit); // fds sent with it close with the packet
-        else
+        } else {
             refuseBufferConnection(fd, "bind the connection first: RegisterBuffers with the Welcome's token");
+        }
         return;
     }
     const wire::RegisterBuffers* request = envelope ? envelope->message_as_RegisterBuffers() : nullptr;
@@ -191,6 +193,7 @@ void Server::onBufferPacket(int fd)
         return;
     }
     client->last_seen = std::chrono::steady_clock::now();
+    const log::ScopedFields about({client->name, {}, {}});
 
     flatbuffers::FlatBufferBuilder reply;
     registerBuffers(*client, *request, packet->fds, reply);

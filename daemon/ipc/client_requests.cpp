@@ -129,7 +129,7 @@ void Server::onOpenSession(ClientState& client, const wire::OpenSession& request
     opening_.emplace(ticket, OpeningSession{client.token, request_id, name, request.backpressure(),
                                             request.deadline_us()});
     ++client.sessions_opening;
-    preparer_.prepare({ticket, std::move(definition), shape, std::move(options), tuner_});
+    preparer_.prepare({ticket, std::move(definition), shape, std::move(options), tuner_, {client.name, {}, name}});
     if (next_status_ns_ == 0) {
         next_status_ns_ = monotonicNs() + preparing_status_period_ns;
         armSchedulerTimer();
@@ -195,6 +195,7 @@ void Server::openedSession(ClientState& client, const OpeningSession& opening,
     const uint32_t id = client.next_session++;
     const pipeline::FrameShape out = session->output();
     const std::string recording = gpu::recordingModeName(session->recording());
+    const log::ScopedFields about({client.name, id, opening.pipeline});
     log::get("ipc")->info("client '{}': session {} of '{}' for {} (backpressure {}{})", client.name, id,
                           opening.pipeline, pipeline::describe(session->input()), backpressureName(opening.backpressure),
                           opening.deadline_us ? fmt::format(", deadline {} us", opening.deadline_us) : "");

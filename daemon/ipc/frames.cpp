@@ -495,6 +495,8 @@ void Server::completeFrame(InFlightFrame frame, cl_int status, uint64_t callback
     }
     // The Done first: what follows only keeps the books, and the client waits.
     ClientState* client = clientByToken(pending.token); // null: it went away; its buffers go with `frame`
+    const log::ScopedFields about({client ? client->name : std::string(), pending.session_id,
+                                   pending.session->pipelineName()});
     if (client) {
         --client->in_flight;
         if (auto state = client->sessions.find(pending.session_id); state != client->sessions.end()) {

@@ -358,6 +358,7 @@ void Server::handleMessage(const std::string& identity, std::span<const uint8_t>
         return;
     }
     client->last_seen = std::chrono::steady_clock::now();
+    const log::ScopedFields about({client->name, {}, {}});
     // daemon.allowed_users and allowed_groups are checked where the peer is known, on
     // the buffer socket: until it is bound, a client may only say Goodbye.
     if (!client->buffer_connection.valid() && envelope->message_type() != wire::Message::Goodbye) {
@@ -458,6 +459,7 @@ void Server::onHello(const std::string& identity, const wire::Hello& hello)
     auto welcome = wire::CreateWelcomeDirect(builder, protocol::protocol_version, client.token.c_str(),
                                              FRAMECL_VERSION, device.c_str(),
                                              config_.daemon.buffer_socket.c_str(), &pipelines);
+    const log::ScopedFields about({client.name, {}, {}});
     logger->info("client '{}' connected ({} clients){}", client.name, clients_.size() + 1,
                  client.client_class.empty() ? "" : fmt::format(", class '{}'", client.client_class));
     const std::string token = client.token;
@@ -521,6 +523,7 @@ void Server::dropClient(const std::string& token, bool disconnected)
     if (it == clients_.end())
         return;
     ClientState& client = it->second;
+    const log::ScopedFields about({client.name, {}, {}});
     // Counted only when something was left behind: a client that held nothing freed
     // nothing, whichever of its two sockets the daemon saw close first.
     if (disconnected && (!client.buffers.empty() || !client.sessions.empty())) {

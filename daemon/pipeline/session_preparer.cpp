@@ -74,6 +74,7 @@ void SessionPreparer::run()
             requests_.pop_front();
         }
         const uint64_t ticket = request.ticket;
+        const log::ScopedFields about(request.about);
         if (request.tuner)
             request.options.stage_choices = request.tuner->choose(
                 *request.definition, request.input, [&](const std::string& status) { report(ticket, status); });

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/log.hpp"
 #include "base/result.hpp"
 #include "base/unique_fd.hpp"
 #include "gpu/context.hpp"
@@ -35,6 +36,7 @@ public:
         FrameShape input;
         SessionOptions options;       // stage_choices filled from the tuner
         std::shared_ptr<Tuner> tuner; // null: gpu.tuning = off
+        log::Fields about;            // whose session: the fields of what the thread logs for it
     };
     struct Prepared {
         uint64_t ticket;

@@ -195,7 +195,7 @@ TEST_CASE("socket activation: a client that connects before framecld runs is ser
     std::vector<std::string> command = socketActivate(dir / "framecl.sock", false, notify.path());
     for (const auto& argument : socketActivate(dir / "buffers.sock", true, notify.path()))
         command.push_back(argument);
-    for (const std::string argument : {daemonPath(), std::string("--config"), config.string()})
+    for (const std::string& argument : {daemonPath(), std::string("--config"), config.string()})
         command.push_back(argument);
     ChildProcess daemon(command, {}, dir.path());
     REQUIRE_MESSAGE(waitForFile(dir / "framecl.sock", 10s), daemon.stderrText());
@@ -245,7 +245,7 @@ TEST_CASE("socket activation: a passed socket that is not one of framecld's stop
     TempDir dir;
     const auto config = dir.write("framecld.toml", testConfig(dir, ""));
     std::vector<std::string> command = socketActivate(dir / "other.sock", false);
-    for (const std::string argument : {daemonPath(), std::string("--config"), config.string()})
+    for (const std::string& argument : {daemonPath(), std::string("--config"), config.string()})
         command.push_back(argument);
     ChildProcess daemon(command, {}, dir.path());
     REQUIRE(waitForFile(dir / "other.sock", 10s));
@@ -265,4 +265,51 @@ TEST_CASE("socket activation: a passed socket that is not one of framecld's stop
                                     ", not one of its own"),
                   log);
     CHECK_FALSE(std::filesystem::exists(dir / "framecl.sock")); // it stopped before making its own
+}
+
+TEST_CASE("with stderr the journal, entries go to the journal with the client, session and pipeline as fields" *
+          doctest::skip(geteuid() != 0))
+{
+    // sd_journal_sendv() writes to /run/systemd/journal/socket, a path no environment
+    // variable moves: framecld runs in a mount namespace of its own (unshare(1), which
+    // needs root) with a directory of the test's bound there, where the test's own
+    // datagram socket stands in for journald's. $JOURNAL_STREAM names the file its
+    // stderr goes to, as systemd names the stream it connects.
+    TempDir journal_dir;
+    NotifySocket journal(journal_dir / "socket");
+    const std::vector<std::string> launcher{
+        "/usr/bin/unshare", "--mount", "--propagation", "private", "/bin/sh", "-c",
+        "mkdir -p /run/systemd/journal && mount --bind '" + journal_dir.path().string() +
+            "' /run/systemd/journal && JOURNAL_STREAM=$(stat -L -c %d:%i /proc/self/fd/2) && "
+            "export JOURNAL_STREAM && exec \"$@\"",
+        "sh"};
+    RunningDaemon daemon(luma_pipeline, "", {}, 60s, launcher);
+
+    // Each entry is one datagram of FIELD=value lines (the journal's native protocol).
+    const auto listening = journal.waitFor("MESSAGE=listening on ", 10s);
+    REQUIRE_MESSAGE(listening, daemon.log());
+    CHECK_FALSE(contains(*listening, "FRAMECL_CLIENT="));
+
+    Client client = connectTo(daemon, "journal-test");
+    const auto connected = journal.waitFor("MESSAGE=client 'journal-test' connected", 10s);
+    REQUIRE_MESSAGE(connected, daemon.log());
+    CHECK_MESSAGE(contains(*connected, "\nFRAMECL_CLIENT=journal-test\n"), *connected);
+    CHECK_FALSE(contains(*connected, "FRAMECL_SESSION="));
+
+    uint32_t session = 0;
+    REQUIRE_MESSAGE(framecl_open_session(client, "luma", DRM_FORMAT_ABGR8888, 64, 48, nullptr, 0, &session, nullptr) == 0,
+                    std::string(framecl_last_error(client)));
+    const auto opened = journal.waitFor("FRAMECL_SESSION=", 10s);
+    REQUIRE_MESSAGE(opened, daemon.log());
+    CHECK_MESSAGE(contains(*opened, "MESSAGE=client 'journal-test': session " + std::to_string(session) + " of 'luma'"),
+                  *opened);
+    CHECK_MESSAGE(contains(*opened, "\nFRAMECL_CLIENT=journal-test\n"), *opened);
+    CHECK_MESSAGE(contains(*opened, "\nFRAMECL_SESSION=" + std::to_string(session) + "\n"), *opened);
+    CHECK_MESSAGE(contains(*opened, "\nFRAMECL_PIPELINE=luma\n"), *opened);
+    CHECK_MESSAGE(contains(*opened, "\nFRAMECL_COMPONENT=ipc\n"), *opened);
+    CHECK_MESSAGE(contains(*opened, "\nPRIORITY=6\n"), *opened); // info
+    CHECK_MESSAGE(contains(*opened, "\nSYSLOG_IDENTIFIER=framecld\n"), *opened);
+
+    // Nothing of it on stderr, which the journal would have recorded twice.
+    CHECK_MESSAGE(!contains(daemon.log(), "journal-test"), daemon.log());
 }
