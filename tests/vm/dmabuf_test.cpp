@@ -18,6 +18,7 @@
 
 #include "child_process.hpp"
 #include "daemon_client.hpp"
+#include "guest_daemon.hpp"
 #include "reference_color.hpp"
 #include "temp_dir.hpp"
 #include "test_env.hpp"
@@ -26,51 +27,6 @@ using namespace framecl::test;
 using framecl::UniqueFd;
 
 namespace {
-
-// On the guest's emulated CPU, building programs (once, then PoCL's cache has them) and
-// opening a session (PoCL compiles for the frame size) take far longer than elsewhere.
-constexpr std::chrono::seconds guest_wait{600};
-constexpr int guest_request_timeout_ms = 300000;
-
-// The colour plugin serves every pipeline here. No tuning: it would build and run
-// variants on the guest's emulated CPU.
-const std::string pipelines = "[gpu]\ntuning = \"off\"\n"
-                              "[[pipeline]]\nname = \"luma\"\n"
-                              "stages = [ { plugin = \"color\", op = \"abgr_to_y\" } ]\n"
-                              "[[pipeline]]\nname = \"rgb\"\n"
-                              "stages = [ { plugin = \"color\", op = \"nv12_to_abgr\" } ]\n";
-
-// A framecld with the colour plugin alone: each program it builds costs a minute of the
-// guest's emulated CPU the first time (PoCL's cache keeps them from run to run).
-class GuestDaemon {
-public:
-    GuestDaemon() : daemon_(pipelines, "plugin_dirs = [\"" + pluginDir().string() + "\"]\n", {}, guest_wait) {}
-    const RunningDaemon& operator*() const { return daemon_; }
-
-private:
-    std::filesystem::path pluginDir() const
-    {
-        const auto plugins = plugins_ / "plugins";
-        std::filesystem::create_directories(plugins);
-        std::filesystem::create_symlink(
-            std::filesystem::path(requireEnv("FRAMECL_PLUGIN_DIR")) / "framecl-color.so", plugins / "framecl-color.so");
-        return plugins;
-    }
-
-    TempDir plugins_;
-    RunningDaemon daemon_;
-};
-
-// A vgem dma-buf of at least `size` bytes, from libframecl's allocator.
-UniqueFd vgemBuffer(uint64_t size)
-{
-    const framecl_allocate_options options{FRAMECL_BUFFERS_DRM, nullptr};
-    framecl_buffer_source used = FRAMECL_BUFFERS_AUTO;
-    const int fd = framecl_allocate_buffer(&options, size, &used);
-    REQUIRE_MESSAGE(fd >= 0, "framecl_allocate_buffer: " << framecl_last_error(nullptr));
-    CHECK(used == FRAMECL_BUFFERS_DRM);
-    return UniqueFd(fd);
-}
 
 // A frame buffer the test reads and writes as the camera would: mapped, each access
 // bracketed by the CPU-access calls.

@@ -20,12 +20,14 @@
 #include "gpu/device_selection.hpp"
 #include "gpu/program_cache.hpp"
 #include "gpu_test_support.hpp"
+#include "guest_daemon.hpp"
 #include "memory/imported_buffer.hpp"
 #include "pipeline/catalog.hpp"
 #include "pipeline/client_frame.hpp"
 #include "temp_dir.hpp"
 
 using namespace framecl;
+using framecl::test::vgemBuffer;
 
 namespace {
 
@@ -99,14 +101,6 @@ std::unique_ptr<gpu::GpuContext> openEmulatedKhrDevice()
     auto gpu = gpu::openGpu(candidate, caps, table, config::GpuConfig{});
     REQUIRE_MESSAGE(gpu.has_value(), (gpu ? "" : gpu.error().message));
     return std::move(*gpu);
-}
-
-UniqueFd vgemBuffer(uint64_t size)
-{
-    const framecl_allocate_options options{FRAMECL_BUFFERS_DRM, nullptr};
-    const int fd = framecl_allocate_buffer(&options, size, nullptr);
-    REQUIRE_MESSAGE(fd >= 0, "framecl_allocate_buffer: " << std::string(framecl_last_error(nullptr)));
-    return UniqueFd(fd);
 }
 
 } // namespace

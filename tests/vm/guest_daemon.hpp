@@ -1,0 +1,64 @@
+#pragma once
+// What the vm suite's tests share in the guest (README.md here): vgem dma-bufs from
+// libframecl's allocator, and a framecld with the colour plugin alone.
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+
+#include <doctest/doctest.h>
+
+#include "base/unique_fd.hpp"
+#include "daemon_fixture.hpp"
+#include "framecl/client.h"
+#include "temp_dir.hpp"
+#include "test_env.hpp"
+
+namespace framecl::test {
+
+// On the guest's emulated CPU, building programs (once, then PoCL's cache has them) and
+// opening a session (PoCL compiles for the frame size) take far longer than elsewhere.
+inline constexpr std::chrono::seconds guest_wait{600};
+inline constexpr int guest_request_timeout_ms = 300000;
+
+// A vgem dma-buf of at least `size` bytes, from libframecl's allocator
+// (FRAMECL_BUFFERS_DRM: a dumb buffer exported with PRIME).
+inline UniqueFd vgemBuffer(uint64_t size)
+{
+    const framecl_allocate_options options{FRAMECL_BUFFERS_DRM, nullptr};
+    framecl_buffer_source used = FRAMECL_BUFFERS_AUTO;
+    const int fd = framecl_allocate_buffer(&options, size, &used);
+    REQUIRE_MESSAGE(fd >= 0, "framecl_allocate_buffer: " << std::string(framecl_last_error(nullptr)));
+    CHECK(used == FRAMECL_BUFFERS_DRM);
+    return UniqueFd(fd);
+}
+
+// A framecld with the colour plugin alone, which serves every pipeline here: each
+// program it builds costs a minute of the guest's emulated CPU the first time (PoCL's
+// cache keeps them from run to run). No tuning: it would build and run variants there.
+class GuestDaemon {
+public:
+    GuestDaemon() : daemon_(pipelines, "plugin_dirs = [\"" + pluginDir().string() + "\"]\n", {}, guest_wait) {}
+    const RunningDaemon& operator*() const { return daemon_; }
+
+private:
+    static inline const std::string pipelines = "[gpu]\ntuning = \"off\"\n"
+                                                "[[pipeline]]\nname = \"luma\"\n"
+                                                "stages = [ { plugin = \"color\", op = \"abgr_to_y\" } ]\n"
+                                                "[[pipeline]]\nname = \"rgb\"\n"
+                                                "stages = [ { plugin = \"color\", op = \"nv12_to_abgr\" } ]\n";
+
+    std::filesystem::path pluginDir() const
+    {
+        const auto plugins = plugins_ / "plugins";
+        std::filesystem::create_directories(plugins);
+        std::filesystem::create_symlink(
+            std::filesystem::path(requireEnv("FRAMECL_PLUGIN_DIR")) / "framecl-color.so", plugins / "framecl-color.so");
+        return plugins;
+    }
+
+    TempDir plugins_;
+    RunningDaemon daemon_;
+};
+
+} // namespace framecl::test
