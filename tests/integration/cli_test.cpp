@@ -120,13 +120,15 @@ TEST_CASE("a first process of a 3264x2448 photo through three stages on a fresh 
     // Empty caches, PoCL's too: the session's first open tunes each stage at this size
     // and calibrates them, some seconds here, more than the CLI's 5 s default. The
     // daemon says what it is doing as each step begins, and each such status starts
-    // the CLI's wait again; the CLI prints them.
+    // the CLI's wait again; the CLI prints them. The daemon's own start builds the
+    // three plugins' programs from nothing first: over a minute under ASan beside
+    // another test (CI), hence its longer wait for READY=1.
     TempDir pocl_cache;
     RunningDaemon daemon("[[pipeline]]\nname = \"edges\"\n"
                          "stages = [ { plugin = \"color\", op = \"abgr_to_y\" }, "
                          "{ plugin = \"epsilon\", radius = 4, threshold = 20 }, "
                          "{ plugin = \"sobel\", output = \"magnitude\", norm = \"l1\" } ]\n",
-                         "", {{"POCL_CACHE_DIR", pocl_cache.path().string()}});
+                         "", {{"POCL_CACHE_DIR", pocl_cache.path().string()}}, std::chrono::seconds(600));
     constexpr int width = 3264, height = 2448;
     std::vector<uint8_t> rgba(size_t(width) * height * 4);
     for (size_t i = 0; i < rgba.size(); ++i)
