@@ -444,12 +444,12 @@ TEST_CASE("a session that tunes opens off the loop: a streaming client's frames 
     // A light frame still waits for the candidate frame on the device. The slowest is
     // epsilon's image variant on PoCL: at 640x360 63 ms (175 ms with every core of a
     // 2-core machine busy), a small part of the tuning; at 1280x720 263 ms (534 ms), and
-    // a loaded machine's frames waited up to half the tuning. The in-flight limit leaves
-    // room for the frames that come meanwhile.
+    // a loaded machine's frames waited up to half the tuning. The in-flight limit, the
+    // most the config allows, leaves room for two seconds of frames at 30 fps.
     const std::string gpu = "[gpu]\nkernel_budget_ms = 1000\n";
     const std::string rest = R"(
 [limits]
-max_inflight_per_client = 32
+max_inflight_per_client = 64
 [[pipeline]]
 name = "light"
 stages = [ { plugin = "color", op = "abgr_to_y" } ]
@@ -503,6 +503,7 @@ stages = [ { plugin = "epsilon", radius = 4, threshold = 20 } ]
             dones.push_back(done);
     }
     open.join();
+    const size_t done_during_open = dones.size();
     while (dones.size() < submitted)
         dones.push_back(nextDone(streamer));
 
@@ -512,12 +513,17 @@ stages = [ { plugin = "epsilon", radius = 4, threshold = 20 } ]
         CHECK_MESSAGE(done.status == FRAMECL_FRAME_OK, done.error);
         longest_ms = std::max(longest_ms, double(done.end_ns - done.queued_ns) / 1e6);
     }
-    MESSAGE("the tuned session took ", open_ms, " ms to open; ", dones.size(), " frames meanwhile, the longest ",
-            longest_ms, " ms");
-    // Long enough to tell: a frame that waited for the tuning would have waited most of it.
+    MESSAGE("the tuned session took ", open_ms, " ms to open; ", submitted, " frames submitted meanwhile, ",
+            done_during_open, " of them done before it opened, the longest ", longest_ms, " ms");
+    // Long enough to tell: at 30 fps, ten frames or more were submitted while it opened.
     REQUIRE(open_ms > 300);
     INFO("the daemon's log: ", daemon.log()); // what the tuner tried, in how long
-    CHECK(longest_ms < open_ms / 3);
+    // A loop held by the tuning answers no frame until the session opens. A free one
+    // answers most of them meanwhile, but not all: a frame waits on the device for the
+    // candidate before it, and on a loaded 2-core machine for PoCL's compiler too (CI's
+    // sanitizer stage saw a wait of 1.6 s in an open of 3.8 s). So the check is on the
+    // count, with room both ways, not on the longest wait.
+    CHECK(done_during_open >= submitted / 4);
 }
 
 TEST_CASE("frames that cannot start before their deadline end as dropped; alone, they all run")
