@@ -160,13 +160,19 @@ namespace {
 // systemd-socket-activate (systemd's package) listening on `path`: a stream socket, or
 // with `seqpacket` a SOCK_SEQPACKET one. It starts what follows it once a client
 // connects, passing the socket on in $LISTEN_FDS (one nested in another passes both),
-// and of its own environment only what -E names.
+// and of its own environment only what -E names: here, of the test's environment, what
+// the daemon runs with anywhere else in the suite (PoCL's cache, and under
+// scripts/test-sanitizers the sanitizers' options, whose leak suppressions a daemon
+// without them does not read).
 std::vector<std::string> socketActivate(const std::filesystem::path& path, bool seqpacket,
                                         const std::filesystem::path& notify_socket = {})
 {
     std::vector<std::string> command{requireEnv("FRAMECL_SOCKET_ACTIVATE")};
     if (seqpacket)
         command.push_back("--seqpacket");
+    for (const char* name : {"POCL_CACHE_DIR", "LD_LIBRARY_PATH", "ASAN_OPTIONS", "LSAN_OPTIONS", "UBSAN_OPTIONS"})
+        if (std::getenv(name) != nullptr)
+            command.insert(command.end(), {"-E", name}); // -E NAME passes on its own value
     if (!notify_socket.empty())
         command.insert(command.end(), {"-E", "NOTIFY_SOCKET=" + notify_socket.string()});
     command.insert(command.end(), {"-l", path.string(), "--"});
