@@ -161,9 +161,9 @@ namespace {
 // with `seqpacket` a SOCK_SEQPACKET one. It starts what follows it once a client
 // connects, passing the socket on in $LISTEN_FDS (one nested in another passes both),
 // and of its own environment only what -E names: here, of the test's environment, what
-// the daemon runs with anywhere else in the suite (PoCL's cache, and under
-// scripts/test-sanitizers the sanitizers' options, whose leak suppressions a daemon
-// without them does not read).
+// the daemon runs with anywhere else in the suite (PoCL's cache, the library path, and
+// under scripts/test-sanitizers the sanitizers' options, whose leak suppressions a
+// daemon without them does not read).
 std::vector<std::string> socketActivate(const std::filesystem::path& path, bool seqpacket,
                                         const std::filesystem::path& notify_socket = {})
 {

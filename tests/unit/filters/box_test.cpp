@@ -114,8 +114,9 @@ void checkVariant(const std::string& variant, uint32_t fourcc)
     for (const Size& image : sizes) {
         const framecl_format format{fourcc, uint32_t(image.width), uint32_t(image.height)};
         for (const Size& window : windows) {
-            // 4000 reads per pixel on the CPU device, most of this test's time at the
-            // largest size: 641x479 takes direct's 63x63 past every edge already.
+            // 4000 reads per pixel on the CPU device: at the largest size, 43% of this
+            // test's time (107 s against 61 s without, PoCL here). 641x479 takes
+            // direct's 63x63 past every edge already.
             if (variant == "direct" && window.width == 63 && image.width > 641)
                 continue;
             for (const BorderRule& rule : border_rules) {
