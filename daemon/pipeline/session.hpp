@@ -105,7 +105,10 @@ struct StageBudget {
     // Times were estimated from a whole recording's time (the prediction scaled to it)
     // rather than measured per dispatch.
     bool estimated = false;
-    double ns_per_item = 0; // the current prediction of the stage's first dispatch
+    // The current prediction of the stage's first dispatch: per work item, and the
+    // fixed cost each of its tiles pays besides (DispatchCost).
+    double ns_per_item = 0;
+    double fixed_ns = 0;
     // Input planes copied into images each frame for the stage's image variant, where no
     // stage wrote them as images (Session::inputCopies).
     uint32_t image_copies = 0;

@@ -289,12 +289,13 @@ std::vector<StageBudget> Session::budgetStats() const
     for (size_t k = 0; k < stage_names_.size(); ++k) {
         const StageCounters& counters = stage_counters_[k];
         stats.push_back({stage_names_[k], 0, counters.dispatches_run, counters.overruns, counters.untileable,
-                         counters.longest_ns, counters.estimated, 0});
+                         counters.longest_ns, counters.estimated, 0, 0});
     }
     for (auto planned = dispatches_.rbegin(); planned != dispatches_.rend(); ++planned) {
-        // Backwards, so that the stage's first dispatch gives ns_per_item.
+        // Backwards, so that the stage's first dispatch gives the prediction.
         stats[planned->stage].tiles += uint32_t(planned->tiles.size());
         stats[planned->stage].ns_per_item = planned->cost.ns_per_item;
+        stats[planned->stage].fixed_ns = planned->cost.fixed_ns;
         stats[planned->stage].image_copies += planned->input_copy;
     }
     return stats;
