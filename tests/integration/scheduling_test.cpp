@@ -284,16 +284,26 @@ TEST_CASE("under a kernel budget a light frame starts between a heavy frame's ti
 
         // A window holds the dispatches of the frames that end in it, so it must last
         // longer than a heavy frame on a loaded machine: CI's plain stage once found no
-        // light dispatch inside a heavy frame in a window of 2 s, in both recordings.
-        // It starts once the light session is open, and the light client streams
-        // through it and a second past it.
+        // light dispatch inside a heavy frame in a window of 2 s, in both recordings,
+        // and beside a CPU hog here a heavy frame takes 2 to 3 s. So the window lasts
+        // three heavy frames as the daemon has timed them so far (its tiles times the
+        // longest), 5 to 30 s. It starts once the light session is open, and the light
+        // client streams through it and a second past it.
+        const auto before = stats(observer);
+        const nlohmann::json* heavy_before = clientNamed(before, "heavy");
+        REQUIRE(heavy_before);
+        const auto& planned = (*heavy_before)["sessions"][0]["stages"][0];
+        const double heavy_frame_s =
+            planned["tiles"].get<uint32_t>() * planned["longest_dispatch_ms"].get<double>() / 1000;
+        const int window_s = std::clamp(int(std::ceil(3 * heavy_frame_s)), 5, 30);
+        MESSAGE("a heavy frame takes up to ", heavy_frame_s, " s: a trace of ", window_s, " s");
         Client light = connectTo(daemon, "light");
         Stream stream = openStream(light, "light", light_width, light_height, 4);
         const auto trace_file = daemon.dir().path() / "trace.json";
         ChildProcess trace({requireEnv("FRAMECL_CLI"), "trace", "--socket", daemon.socket().string(), "--seconds",
-                            "5", "-o", trace_file.string()},
+                            std::to_string(window_s), "-o", trace_file.string()},
                            {}, daemon.dir().path());
-        constexpr int frames = 180;
+        const int frames = (window_s + 1) * 30;
         const std::vector<framecl_done> dones = streamAt30Fps(light, stream, frames);
         const auto traced = trace.wait(30s);
         REQUIRE(traced);
