@@ -196,6 +196,26 @@ void waitForFrames(framecl_client* observer, const std::string& name, uint64_t f
     REQUIRE_MESSAGE(framesDone(observer, name) >= frames, seen);
 }
 
+// How long a `framecl trace` must last to hold whole frames of a client's session. A
+// trace holds the dispatches of the frames that end in it, and on a loaded machine a
+// heavy frame takes seconds: CI's plain stage found no whole heavy frame in windows of
+// 1 and 2 s, and beside a CPU hog here one takes 2 to 3 s. The window lasts three
+// frames as the daemon has timed them so far (the first stage's tiles times the
+// longest tile), at least 5 s and at most 30: the timing is of the first frames, and
+// later ones can be cut finer and run longer (here, beside a hog, 90 tiles of 6.4 ms
+// became 180 of 7.6).
+int traceSeconds(framecl_client* observer, const std::string& name)
+{
+    const auto now = stats(observer);
+    const nlohmann::json* client = clientNamed(now, name);
+    REQUIRE(client);
+    const auto& stage = (*client)["sessions"][0]["stages"][0];
+    const double frame_s = stage["tiles"].get<uint32_t>() * stage["longest_dispatch_ms"].get<double>() / 1000;
+    const int window_s = std::clamp(int(std::ceil(3 * frame_s)), 5, 30);
+    MESSAGE("a ", name, " frame takes up to ", frame_s, " s: a trace of ", window_s, " s");
+    return window_s;
+}
+
 // Submits `frames` frames of `stream` at 30 fps, each to the next of its four outputs,
 // and returns every Done in the order they came. Like a camera with four buffers, it
 // waits for a Done before a fifth frame when all four are in flight: on a slow machine a
@@ -282,21 +302,9 @@ TEST_CASE("under a kernel budget a light frame starts between a heavy frame's ti
         Client observer = connectTo(daemon, "observer");
         waitForFrames(observer, "heavy", 3);
 
-        // A window holds the dispatches of the frames that end in it, so it must last
-        // longer than a heavy frame on a loaded machine: CI's plain stage once found no
-        // light dispatch inside a heavy frame in a window of 2 s, in both recordings,
-        // and beside a CPU hog here a heavy frame takes 2 to 3 s. So the window lasts
-        // three heavy frames as the daemon has timed them so far (its tiles times the
-        // longest), 5 to 30 s. It starts once the light session is open, and the light
-        // client streams through it and a second past it.
-        const auto before = stats(observer);
-        const nlohmann::json* heavy_before = clientNamed(before, "heavy");
-        REQUIRE(heavy_before);
-        const auto& planned = (*heavy_before)["sessions"][0]["stages"][0];
-        const double heavy_frame_s =
-            planned["tiles"].get<uint32_t>() * planned["longest_dispatch_ms"].get<double>() / 1000;
-        const int window_s = std::clamp(int(std::ceil(3 * heavy_frame_s)), 5, 30);
-        MESSAGE("a heavy frame takes up to ", heavy_frame_s, " s: a trace of ", window_s, " s");
+        // The window starts once the light session is open, and the light client
+        // streams through it and a second past it.
+        const int window_s = traceSeconds(observer, "heavy");
         Client light = connectTo(daemon, "light");
         Stream stream = openStream(light, "light", light_width, light_height, 4);
         const auto trace_file = daemon.dir().path() / "trace.json";
@@ -305,7 +313,7 @@ TEST_CASE("under a kernel budget a light frame starts between a heavy frame's ti
                            {}, daemon.dir().path());
         const int frames = (window_s + 1) * 30;
         const std::vector<framecl_done> dones = streamAt30Fps(light, stream, frames);
-        const auto traced = trace.wait(30s);
+        const auto traced = trace.wait(std::chrono::seconds(window_s + 30));
         REQUIRE(traced);
         CHECK_MESSAGE(traced->code == 0, trace.stderrText());
 
@@ -637,10 +645,11 @@ TEST_CASE("with a kernel budget the stats show each stage's tiles, and framecl t
     waitForFrames(observer, "heavy", 2);
 
     const auto trace_file = daemon.dir().path() / "trace.json";
-    ChildProcess trace({requireEnv("FRAMECL_CLI"), "trace", "--socket", daemon.socket().string(), "--seconds", "1",
-                        "-o", trace_file.string()},
+    const int window_s = traceSeconds(observer, "heavy");
+    ChildProcess trace({requireEnv("FRAMECL_CLI"), "trace", "--socket", daemon.socket().string(), "--seconds",
+                        std::to_string(window_s), "-o", trace_file.string()},
                        {}, daemon.dir().path());
-    const auto status = trace.wait(30s);
+    const auto status = trace.wait(std::chrono::seconds(window_s + 30));
     REQUIRE(status);
     CHECK_MESSAGE(status->code == 0, trace.stderrText());
     CHECK(contains(trace.stdoutText(), "trace.json"));
