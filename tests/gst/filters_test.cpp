@@ -16,12 +16,12 @@ namespace {
 
 // 318 pixels wide: GStreamer pads a GRAY8 row of 318 bytes to 320, where framecl's
 // packed layout would not, so the output frames have strides of GStreamer's choosing.
-constexpr int width = 318, height = 240;
+constexpr int source_width = 318, source_height = 240;
 
 std::string rgbaFrames()
 {
     return "videotestsrc num-buffers=30 pattern=smpte horizontal-speed=5 ! video/x-raw,format=RGBA,width=" +
-           std::to_string(width) + ",height=" + std::to_string(height) + ",framerate=30/1";
+           std::to_string(source_width) + ",height=" + std::to_string(source_height) + ",framerate=30/1";
 }
 
 const std::string luma_small_pipeline = "[[pipeline]]\nname = \"luma-small\"\n"
@@ -62,7 +62,7 @@ TEST_CASE("a scaling pipeline: the output caps take the size framecld reports, a
         auto output = nextSample(filtered);
         REQUIRE_MESSAGE(output, "framecl ended after " << frames << " frames");
         REQUIRE(sampleFormat(output->get()) == "GRAY8 160x100");
-        const auto expected = bicubicScale(lumaPlane(packedFrame(input->get())), width, height, 1, scale);
+        const auto expected = bicubicScale(lumaPlane(packedFrame(input->get())), source_width, source_height, 1, scale);
         const auto actual = packedFrame(output->get());
         REQUIRE(actual.size() == expected.size());
         for (size_t i = 0; i < actual.size(); ++i) {

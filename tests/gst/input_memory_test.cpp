@@ -21,8 +21,8 @@ using namespace framecl::test;
 
 namespace {
 
-constexpr int width = 64, height = 48, frame_count = 6;
-constexpr size_t frame_bytes = size_t(width) * height;
+constexpr int frame_width = 64, frame_height = 48, frame_count = 6;
+constexpr size_t frame_bytes = size_t(frame_width) * frame_height;
 // A sealed memfd is this large, far more than its frame: framecld's count of the
 // client's registered bytes tells whether the memfds themselves were registered.
 constexpr size_t mebibyte = 1 << 20;
@@ -53,18 +53,18 @@ GstBuffer* inputBuffer(InputMemory kind, const std::vector<uint8_t>& frame)
 {
     switch (kind) {
     case InputMemory::PaddedSystemMemory: {
-        constexpr int stride = width + 16;
-        GstBuffer* buffer = gst_buffer_new_allocate(nullptr, size_t(stride) * height, nullptr);
+        constexpr int stride = frame_width + 16;
+        GstBuffer* buffer = gst_buffer_new_allocate(nullptr, size_t(stride) * frame_height, nullptr);
         GstMapInfo map;
         REQUIRE(gst_buffer_map(buffer, &map, GST_MAP_WRITE));
         std::fill(map.data, map.data + map.size, 0xee);
-        for (int y = 0; y < height; ++y)
-            std::copy_n(frame.begin() + size_t(y) * width, width, map.data + size_t(y) * stride);
+        for (int y = 0; y < frame_height; ++y)
+            std::copy_n(frame.begin() + size_t(y) * frame_width, frame_width, map.data + size_t(y) * stride);
         gst_buffer_unmap(buffer, &map);
         gsize offsets[GST_VIDEO_MAX_PLANES] = {0};
         gint strides[GST_VIDEO_MAX_PLANES] = {stride};
-        gst_buffer_add_video_meta_full(buffer, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_FORMAT_GRAY8, width, height, 1,
-                                       offsets, strides);
+        gst_buffer_add_video_meta_full(buffer, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_FORMAT_GRAY8, frame_width,
+                                       frame_height, 1, offsets, strides);
         return buffer;
     }
     case InputMemory::UnsealedMemfd: {
@@ -106,9 +106,10 @@ size_t elementClientBytes(const RunningDaemon& daemon)
 // output, and returns what framecld holds for the element while the inputs still live.
 size_t pushFrames(const RunningDaemon& daemon, InputMemory kind)
 {
-    RunningPipeline pipeline("appsrc name=src format=time caps=video/x-raw,format=GRAY8,width=" + std::to_string(width) +
-                             ",height=" + std::to_string(height) + ",framerate=30/1 ! framecl pipeline=copy socket=" +
-                             daemon.socket().string() + " ! appsink name=sink sync=false");
+    RunningPipeline pipeline("appsrc name=src format=time caps=video/x-raw,format=GRAY8,width=" +
+                             std::to_string(frame_width) + ",height=" + std::to_string(frame_height) +
+                             ",framerate=30/1 ! framecl pipeline=copy socket=" + daemon.socket().string() +
+                             " ! appsink name=sink sync=false");
     GstAppSrc* source = GST_APP_SRC(pipeline.element("src"));
     std::vector<std::vector<uint8_t>> frames;
     // Held until framecld's holdings are counted: a freed memory releases its buffer.

@@ -81,6 +81,12 @@ struct LaidOutBuffer {
         upload();
     }
 
+    // A frame of `layout` in a buffer of `size` bytes.
+    LaidOutBuffer(const gpu::GpuContext& gpu_, const framecl_frame_layout& layout_, size_t size, uint32_t seed)
+        : LaidOutBuffer(gpu_, PaddedLayout{layout_, size}, seed)
+    {
+    }
+
     // Makes the device buffer from `bytes`, after a test changed them.
     void upload()
     {
@@ -99,14 +105,21 @@ struct LaidOutBuffer {
         return &bytes[layout.planes[p].offset + size_t(y) * layout.planes[p].stride];
     }
 
+    // Row `y` of plane `p`, without its padding.
+    std::vector<uint8_t> row(uint32_t p, uint32_t y) const
+    {
+        const size_t start = layout.planes[p].offset + size_t(y) * layout.planes[p].stride;
+        const size_t end = start + planeRowBytes(layout.fourcc, layout.width);
+        return {bytes.begin() + long(start), bytes.begin() + long(end)};
+    }
+
     // Plane `p`'s rows, one after another, without their padding.
     std::vector<uint8_t> plane(uint32_t p) const
     {
-        const uint32_t row_bytes = planeRowBytes(layout.fourcc, layout.width);
         std::vector<uint8_t> all;
         for (uint32_t y = 0; y < planeRows(layout.fourcc, p, layout.height); ++y) {
-            const size_t start = layout.planes[p].offset + size_t(y) * layout.planes[p].stride;
-            all.insert(all.end(), bytes.begin() + long(start), bytes.begin() + long(start + row_bytes));
+            const auto r = row(p, y);
+            all.insert(all.end(), r.begin(), r.end());
         }
         return all;
     }

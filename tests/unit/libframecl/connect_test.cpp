@@ -25,7 +25,7 @@ using Clock = std::chrono::steady_clock;
 
 // Margin for a loaded CI machine: the bounds below say "did not wait for the timeout"
 // or "gave up after the timeout", not how fast anything is.
-constexpr auto margin = std::chrono::milliseconds(2000);
+constexpr auto timeout_margin = std::chrono::milliseconds(2000);
 
 int connectTo(const std::string& path, int timeout_ms, framecl_client** client)
 {
@@ -47,7 +47,7 @@ TEST_CASE("connecting where there is no socket fails at once with ENOENT, naming
     framecl_client* client = nullptr;
     const auto start = Clock::now();
     CHECK(connectTo(path, 10000, &client) == -ENOENT);
-    CHECK(Clock::now() - start < margin);
+    CHECK(Clock::now() - start < timeout_margin);
     CHECK(client == nullptr);
     CHECK(contains(framecl_last_error(nullptr), "no framecld socket at " + path));
 }
@@ -86,7 +86,7 @@ TEST_CASE("a socket file nobody listens on fails at once with ECONNREFUSED")
     framecl_client* client = nullptr;
     const auto start = Clock::now();
     CHECK(connectTo(path, 10000, &client) == -ECONNREFUSED);
-    CHECK(Clock::now() - start < margin);
+    CHECK(Clock::now() - start < timeout_margin);
     CHECK(contains(framecl_last_error(nullptr), "nothing listens at " + path));
 }
 
@@ -105,7 +105,7 @@ TEST_CASE("a daemon that never answers Hello makes connect fail with ETIMEDOUT a
     CHECK(connectTo(path, int(timeout.count()), &client) == -ETIMEDOUT);
     const auto waited = Clock::now() - start;
     CHECK(waited >= timeout);
-    CHECK(waited < timeout + margin);
+    CHECK(waited < timeout + timeout_margin);
     CHECK(client == nullptr);
     CHECK(contains(framecl_last_error(nullptr),
                    "no answer from framecld at " + path + " within 300 ms"));

@@ -21,7 +21,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // Margin for a loaded CI machine: a bound, not a speed claim.
-constexpr auto margin = std::chrono::milliseconds(2000);
+constexpr auto restart_margin = std::chrono::milliseconds(2000);
 
 } // namespace
 
@@ -130,7 +130,7 @@ TEST_CASE("a daemon that stays away makes calls fail with ENOTCONN once the time
     CHECK(framecl_submit(fixture.client, session, buffer, buffer, 1) == -ENOTCONN);
     const auto waited = Clock::now() - start;
     CHECK(waited >= std::chrono::milliseconds(client_timeout_ms));
-    CHECK(waited < std::chrono::milliseconds(client_timeout_ms) + margin);
+    CHECK(waited < std::chrono::milliseconds(client_timeout_ms) + restart_margin);
     CHECK(std::string(framecl_last_error(fixture.client))
               .find("framecld is not running at " + path) == 0);
 
@@ -138,7 +138,7 @@ TEST_CASE("a daemon that stays away makes calls fail with ENOTCONN once the time
     const auto later = Clock::now();
     char* json = nullptr;
     CHECK(framecl_stats(fixture.client, &json) == -ENOTCONN);
-    CHECK(Clock::now() - later < margin);
+    CHECK(Clock::now() - later < restart_margin);
 
     // Releasing needs no daemon: none holds the buffer now.
     CHECK(framecl_release_buffer(fixture.client, buffer) == 0);

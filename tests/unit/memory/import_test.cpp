@@ -15,21 +15,13 @@
 #include "gpu_test_support.hpp"
 #include "memory/imported_buffer.hpp"
 #include "memory_fds.hpp"
+#include "nv12_vga.hpp"
 
 using namespace framecl;
 using namespace framecl::memory;
+using framecl::test::no_pixel_limit, framecl::test::nv12_vga_bytes, framecl::test::nv12Vga;
 
 namespace {
-
-constexpr uint64_t no_pixel_limit = UINT64_MAX;
-constexpr size_t nv12_vga_bytes = 460800;
-
-framecl_frame_layout nv12Vga()
-{
-    framecl_frame_layout layout{};
-    REQUIRE(framecl_packed_layout(DRM_FORMAT_NV12, 640, 480, &layout) == nv12_vga_bytes);
-    return layout;
-}
 
 std::shared_ptr<ImportedBuffer> importOrFail(const gpu::GpuContext& gpu, UniqueFd fd)
 {

@@ -11,28 +11,20 @@
 
 #include "memory/imported_buffer.hpp"
 #include "memory_fds.hpp"
+#include "nv12_vga.hpp"
 #include "temp_dir.hpp"
 
 using namespace framecl;
 using namespace framecl::memory;
+using framecl::test::no_pixel_limit, framecl::test::nv12_vga_bytes, framecl::test::nv12Vga;
 
 namespace {
-
-constexpr uint64_t no_pixel_limit = UINT64_MAX;
 
 framecl_frame_layout packedLayout(uint32_t fourcc, uint32_t width, uint32_t height)
 {
     framecl_frame_layout layout{};
     REQUIRE(framecl_packed_layout(fourcc, width, height, &layout) != 0);
     return layout;
-}
-
-// NV12 640x480 packed: 307200 bytes of luma, then 153600 of chroma.
-constexpr off_t nv12_vga_bytes = 460800;
-
-framecl_frame_layout nv12Vga()
-{
-    return packedLayout(DRM_FORMAT_NV12, 640, 480);
 }
 
 // The refusal of `fd` with `layout` (by default NV12 640x480) and no pixel limit.

@@ -5,6 +5,7 @@
 
 #include <doctest/doctest.h>
 
+#include "filter_test_support.hpp"
 #include "gpu_test_support.hpp"
 #include "pipeline/session.hpp"
 #include "pipeline_test_support.hpp"
@@ -15,10 +16,9 @@
 
 using namespace framecl;
 using pipeline::FrameShape;
+using test::LaidOutBuffer;
 
 namespace {
-
-constexpr uint8_t poison = 0xA5;
 
 const std::string test_pipelines = R"(
 [[pipeline]]
@@ -84,48 +84,6 @@ Device& pocl()
     return device;
 }
 
-// A host buffer holding a frame of `layout`, random in every byte (or `poison`), and
-// the device buffer made from it.
-struct LaidOutBuffer {
-    framecl_frame_layout layout;
-    std::vector<uint8_t> bytes;
-    cl::Buffer mem;
-    const gpu::GpuContext* gpu;
-
-    LaidOutBuffer(const gpu::GpuContext& gpu_, const framecl_frame_layout& layout_, size_t size, uint32_t seed)
-        : layout(layout_), bytes(size, poison), gpu(&gpu_)
-    {
-        std::mt19937 random(seed);
-        for (auto& byte : bytes)
-            byte = seed ? uint8_t(random()) : poison;
-        cl_int err = CL_SUCCESS;
-        mem = cl::Buffer(gpu->context(), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes.size(), bytes.data(), &err);
-        REQUIRE(err == CL_SUCCESS);
-    }
-
-    void readBack()
-    {
-        REQUIRE(gpu->queue().enqueueReadBuffer(mem, CL_TRUE, 0, bytes.size(), bytes.data()) == CL_SUCCESS);
-    }
-
-    std::vector<uint8_t> row(uint32_t p, uint32_t y, uint32_t row_bytes) const
-    {
-        const size_t start = layout.planes[p].offset + size_t(y) * layout.planes[p].stride;
-        return {bytes.begin() + long(start), bytes.begin() + long(start + row_bytes)};
-    }
-
-    // The plane's rows, one after another.
-    std::vector<uint8_t> plane(uint32_t p, uint32_t rows, uint32_t row_bytes) const
-    {
-        std::vector<uint8_t> all;
-        for (uint32_t y = 0; y < rows; ++y) {
-            const auto r = row(p, y, row_bytes);
-            all.insert(all.end(), r.begin(), r.end());
-        }
-        return all;
-    }
-};
-
 std::unique_ptr<pipeline::Session> openSession(Device& device, const std::string& name, const FrameShape& input,
                                                pipeline::SessionOptions options = {})
 {
@@ -164,11 +122,11 @@ TEST_CASE("copy moves each NV12 plane between layouts with different offsets and
     auto session = openSession(pocl(), "copy", {DRM_FORMAT_NV12, w, h});
     runFrame(pocl(), *session, in, out);
 
-    CHECK(out.plane(0, h, w) == in.plane(0, h, w));
-    CHECK(out.plane(1, h / 2, w) == in.plane(1, h / 2, w));
+    CHECK(out.plane(0) == in.plane(0));
+    CHECK(out.plane(1) == in.plane(1));
     for (uint32_t y = 0; y < h; ++y) // bytes outside the planes' rows are never written
-        CHECK(out.bytes[out.layout.planes[0].offset + y * 36 + w] == poison);
-    CHECK(out.bytes[38 * (h / 2)] == poison);
+        CHECK(out.bytes[out.layout.planes[0].offset + y * 36 + w] == test::poison);
+    CHECK(out.bytes[38 * (h / 2)] == test::poison);
 }
 
 TEST_CASE("copy takes its aligned 16-byte path when offsets and strides are multiples of 16")
@@ -184,28 +142,15 @@ TEST_CASE("copy takes its aligned 16-byte path when offsets and strides are mult
     auto session = openSession(pocl(), "copy", {DRM_FORMAT_NV12, w, h});
     runFrame(pocl(), *session, in, out);
 
-    CHECK(out.plane(0, h, w) == in.plane(0, h, w));
-    CHECK(out.plane(1, h / 2, w) == in.plane(1, h / 2, w));
+    CHECK(out.plane(0) == in.plane(0));
+    CHECK(out.plane(1) == in.plane(1));
     // Bytes outside the planes' rows are never written: each row's padding, the gaps.
-    size_t written = 0;
-    std::vector<bool> inside(out.bytes.size(), false);
-    for (uint32_t p = 0; p < 2; ++p)
-        for (uint32_t y = 0; y < (p == 0 ? h : h / 2); ++y)
-            for (uint32_t x = 0; x < w; ++x)
-                inside[out.layout.planes[p].offset + y * out.layout.planes[p].stride + x] = true;
-    for (size_t i = 0; i < out.bytes.size(); ++i)
-        written += !inside[i] && out.bytes[i] != poison;
-    CHECK(written == 0);
+    CHECK(out.paddingWritten() == 0);
 }
 
 // Layouts with rows padded past the pixels and planes at offsets that are no multiple
 // of 16, for every format a stage may read as an image.
-struct PaddedFrame {
-    framecl_frame_layout layout;
-    size_t bytes;
-};
-
-PaddedFrame paddedLayout(uint32_t fourcc, uint32_t w, uint32_t h)
+test::PaddedLayout unalignedLayout(uint32_t fourcc, uint32_t w, uint32_t h)
 {
     const uint32_t pixel = fourcc == DRM_FORMAT_ABGR8888 ? 4 : fourcc == DRM_FORMAT_R16 ? 2 : 1;
     const uint32_t stride = w * pixel + 6, offset = 10;
@@ -224,16 +169,15 @@ void checkPlanesThroughImages(const std::string& pipeline, Copies copies)
     const uint32_t w = 34, h = 6;
     for (uint32_t fourcc : {DRM_FORMAT_R8, DRM_FORMAT_R16, DRM_FORMAT_ABGR8888, DRM_FORMAT_NV12}) {
         CAPTURE(fourcc);
-        const PaddedFrame frame = paddedLayout(fourcc, w, h);
-        LaidOutBuffer in(*pocl().gpu, frame.layout, frame.bytes, 11);
-        LaidOutBuffer out(*pocl().gpu, frame.layout, frame.bytes, 0);
+        const test::PaddedLayout frame = unalignedLayout(fourcc, w, h);
+        LaidOutBuffer in(*pocl().gpu, frame, 11);
+        LaidOutBuffer out(*pocl().gpu, frame, 0);
         auto session = openSession(pocl(), pipeline, {fourcc, w, h});
         CHECK(session->inputCopies() == copies(fourcc));
         runFrame(pocl(), *session, in, out);
-        const uint32_t row_bytes = frame.layout.planes[0].stride - 6;
-        CHECK(out.plane(0, h, row_bytes) == in.plane(0, h, row_bytes));
+        CHECK(out.plane(0) == in.plane(0));
         if (fourcc == DRM_FORMAT_NV12)
-            CHECK(out.plane(1, h / 2, w) == in.plane(1, h / 2, w));
+            CHECK(out.plane(1) == in.plane(1));
     }
 }
 
@@ -288,10 +232,10 @@ TEST_CASE("abgr_to_y reads a padded ABGR8888 buffer into a padded R8 buffer")
     runFrame(pocl(), *session, in, out);
 
     for (uint32_t y = 0; y < h; ++y) {
-        CHECK(out.row(0, y, w) == framecl::test::lumaPlane(in.row(0, y, 4 * w)));
-        CHECK(out.bytes[5 + y * 24 + w] == poison);
+        CHECK(out.row(0, y) == framecl::test::lumaPlane(in.row(0, y)));
+        CHECK(out.bytes[5 + y * 24 + w] == test::poison);
     }
-    CHECK(out.bytes[0] == poison);
+    CHECK(out.bytes[0] == test::poison);
 }
 
 TEST_CASE("a session refuses buffers of another format or size and names both")

@@ -26,7 +26,7 @@ int planNothing(const framecl_format*, const framecl_param_value*, const framecl
 }
 
 const char* const outputs[] = {"gx", "gy", "magnitude", nullptr};
-const char* const kernel_files[] = {"sobel.cl"};
+const char* const sobel_kernel_files[] = {"sobel.cl"};
 
 // One parameter of each type, in this order.
 const framecl_param_schema schema[] = {
@@ -44,7 +44,7 @@ const framecl_plugin descriptor = {FRAMECL_PLUGIN_ABI_VERSION,
                                    5,
                                    schema,
                                    1,
-                                   kernel_files,
+                                   sobel_kernel_files,
                                    nullptr,
                                    acceptAll,
                                    planNothing};

@@ -13,7 +13,7 @@ using pipeline::Plugin;
 
 namespace {
 
-const char* const kernel_files[] = {"test.cl"};
+const char* const test_kernel_files[] = {"test.cl"};
 
 // What the test plugin's plan does to a good plan of an R8 frame before returning it;
 // set by each check.
@@ -63,7 +63,7 @@ framecl_plugin goodDescriptor()
             0,
             nullptr,
             1,
-            kernel_files,
+            test_kernel_files,
             nullptr,
             negotiateR8,
             planSpoiled};
