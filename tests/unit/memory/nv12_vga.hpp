@@ -1,12 +1,14 @@
 #pragma once
 // The frame the memory tests import and validate: NV12 640x480, packed.
 
-#include "framecl/format.h"
-
 #include <cstdint>
+
+#include <sys/types.h>
+
 #include <doctest/doctest.h>
 #include <drm_fourcc.h>
-#include <sys/types.h>
+
+#include "framecl/format.h"
 
 namespace framecl::test {
 

@@ -1,8 +1,6 @@
 // Sessions on buffers with explicit plane layouts (offsets, strides wider than the
 // row), as clients register them; and the Adreno paths — recordable queues and on-chip
 // intermediates — through the emulation of the Qualcomm entry points.
-#include <random>
-
 #include <doctest/doctest.h>
 
 #include "filter_test_support.hpp"
