@@ -589,9 +589,14 @@ void box_running_r8(__global const uchar* restrict src, uint src_offset, uint sr
 //               4-byte word, coalesced across the group), and only then used: loads
 //               behind a branch, or used as they come, left the GPU waiting on each.
 //               They are issued a block ahead, before the previous block's horizontal
-//               phase, so that they arrive while it runs. A group of 4 columns not
-//               wholly inside the image, or a row outside it, is fixed up after the
-//               loads. Each row's sums go to local memory with one 8-byte store per item.
+//               phase, so that they arrive while it runs. A row outside the image, or
+//               a group of 4 columns partly inside it, is fixed up after the loads.
+//               Each row's sums go to local memory with one 8-byte store per item.
+//   border      an item whose 4 columns are all outside the image loads as one inside
+//               does; after the vertical phase its sums are replaced by those of the
+//               columns the border rule maps them to. Fixing up its loads instead, one
+//               byte load per column and row, held its warp and the whole group: on an
+//               H100 the groups at the image's sides cost a fifth of the kernel's time.
 //   horizontal  the items share a block's rows, 16 per row, each sliding the window
 //               along tile_columns / 16 outputs; the means divide by multiplying
 //               (below) and leave for local memory in pairs.
@@ -645,6 +650,8 @@ uint sweep_fix(__global const uchar* src, uint src_offset, uint src_stride, int 
 // 1984) * 3969 < 4.03e9 < 2^32: exact for every box. A 1x1 box (2^32 would not fit)
 // takes multiplier 2^32 - 1 and adds 1 to its sum: the high word of (sum + 1) * (2^32 -
 // 1) is sum. So `offset` is count / 2, or 1 for a 1x1 box, and no pixel branches.
+// The horizontal phase starts its running sum at `offset` rather than adding it to each
+// mean: one add fewer per output.
 typedef struct {
     uint offset, multiplier;
 } SweepDivisor;
@@ -657,26 +664,28 @@ SweepDivisor sweep_divisor(uint count)
     return divisor;
 }
 
-uint sweep_mean(uint sum, SweepDivisor divisor)
+// The mean of a window whose sum `offset_sum` already holds divisor.offset.
+uint sweep_mean(uint offset_sum, SweepDivisor divisor)
 {
-    return mul_hi(sum + divisor.offset, divisor.multiplier);
+    return mul_hi(offset_sum, divisor.multiplier);
 }
 
 // The horizontal phase of one row: `length` means (even) from the sums at `row`, the
-// window sliding along, two means at a time to local memory. `length` is a constant
+// window sliding along, two means at a time to local memory (packed by a multiply-add,
+// where a shift and an or took two instructions on an H100). `length` is a constant
 // where this is inlined, so the loop unrolls and its reads take fixed offsets.
 inline void sweep_horizontal(__local const ushort* row, __local ushort* out, const int length, uint box_width,
                              SweepDivisor divisor)
 {
     __local const ushort* entering = row + box_width; // the sum entering the window of output i is entering[i - 1]
-    uint sum = 0;
+    uint sum = divisor.offset;
     for (int k = 0; k < (int)box_width; ++k)
         sum += row[k];
     uint previous = sweep_mean(sum, divisor);
 #pragma unroll
     for (int i = 1; i < length; i += 2) {
         sum += (uint)entering[i - 1] - (uint)row[i - 1];
-        out[i / 2] = (ushort)(previous | sweep_mean(sum, divisor) << 8);
+        out[i / 2] = (ushort)(previous + sweep_mean(sum, divisor) * 256u);
         if (i + 1 < length) {
             sum += (uint)entering[i] - (uint)row[i];
             previous = sweep_mean(sum, divisor);
@@ -685,11 +694,32 @@ inline void sweep_horizontal(__local const ushort* row, __local ushort* out, con
 }
 
 // Row r of the block's column sums: lanes to ushorts in column order, (x, x + 1) and
-// (x + 2, x + 3), one 8-byte store.
+// (x + 2, x + 3), one 8-byte store. Written with ushort2s, each word is one byte permute
+// on an H100 (masks and shifts took two instructions).
 void sweep_store_sums(__local uint* sum_words, int r, uint item, uint2 column)
 {
+    const ushort2 even = as_ushort2(column.x), odd = as_ushort2(column.y);
     ((__local uint2*)(sum_words + r * (SWEEP_SPAN / 2)))[item] =
-        (uint2)((column.x & 0xffffu) | (column.y << 16), (column.x >> 16) | (column.y & 0xffff0000u));
+        (uint2)(as_uint((ushort2)(even.s0, odd.s0)), as_uint((ushort2)(even.s1, odd.s1)));
+}
+
+// The sums of the 4 columns of an item outside the image: each that of the column the
+// border rule maps it to, or `border_sum` for the constant border. The mapped columns are
+// inside the image, summed by the items there before the barrier that precedes this. For
+// a column an output reads, the mapped one is among the group's sums (which start at
+// column `first_column`): the rule maps a column k outside to one at most k inside, and
+// the sums reach past the group's outputs by the box's reach on each side. The clamp keeps
+// the columns no output reads inside the array.
+void sweep_border_sums(__local uint* sum_words, uint item, int4 columns, int first_column, uint border_sum)
+{
+    __local ushort* sums = (__local ushort*)sum_words;
+    const int4 from = clamp(columns - first_column, 0, SWEEP_SUMS - 1);
+#pragma unroll
+    for (int r = 0; r < SWEEP_ROWS; ++r) {
+        __local ushort* row = sums + r * SWEEP_SPAN;
+        const ushort4 mapped = (ushort4)(row[from.s0], row[from.s1], row[from.s2], row[from.s3]);
+        vstore4(select(mapped, (ushort4)border_sum, convert_short4(columns < 0)), item, row);
+    }
 }
 
 // The words at column x of the rows entering and leaving the window for a block whose
@@ -697,12 +727,12 @@ void sweep_store_sums(__local uint* sum_words, int r, uint item, uint2 column)
 // with no row index, and a block at the image's top or bottom edge through
 // framecl_border_index, fixed up by sweep_fix where it is used.
 void sweep_load_block(__global const uchar* src, uint src_offset, uint src_stride, int first_entering,
-                      int first_leaving, int h, uint border, bool plain_group, bool words, int load_x, int x,
+                      int first_leaving, int h, uint border, bool plain_group, bool words, int load_x,
                       bool src_aligned, uint* entering, uint* leaving)
 {
     if (plain_group && first_leaving >= 0 && first_entering + SWEEP_ROWS <= h) {
-        __global const uchar* entering_row = src + src_offset + (uint)first_entering * src_stride + (uint)x;
-        __global const uchar* leaving_row = src + src_offset + (uint)first_leaving * src_stride + (uint)x;
+        __global const uchar* entering_row = src + src_offset + (uint)first_entering * src_stride + (uint)load_x;
+        __global const uchar* leaving_row = src + src_offset + (uint)first_leaving * src_stride + (uint)load_x;
 #pragma unroll
         for (int r = 0; r < SWEEP_ROWS; ++r) {
             entering[r] = *(__global const uint*)(entering_row + (uint)r * src_stride);
@@ -747,14 +777,21 @@ void box_sweep_r8(__global const uchar* restrict src, uint src_offset, uint src_
     const int left4 = (left + 3) & ~3;
     const int x = x0 - left4 + 4 * (int)item;
     const ColumnGroup group = running_group(x, w, border);
-    // A group not inside loads column 0 (inside the plane when the image is at least 4
-    // wide) and is fixed up; an image narrower than that never loads a word.
+    // An item whose 4 columns are all outside the image loads column 0 as though it were
+    // inside, and takes its sums from the columns the border rule maps them to after the
+    // vertical phase (sweep_border_sums). One partly inside loads column 0 (inside the
+    // plane when the image is at least 4 wide) and is fixed up; an image narrower than
+    // that never loads a word.
+    const bool outside = x + 4 <= 0 || x >= w;
+    const bool any_outside = x0 - left4 < 0 || x0 - left4 + SWEEP_SUMS > w; // of the group's items
+    ColumnGroup load_group = group;
+    load_group.inside = group.inside || outside;
     const int load_x = group.inside ? x : 0;
     const bool words = w >= 4;
     const bool src_aligned = ((src_offset | src_stride) & 3u) == 0;
     const bool dst_aligned = ((dst_offset | dst_stride) & 3u) == 0;
     // Loads with nothing to fix: a word inside the image, read as a word.
-    const bool plain_group = group.inside && src_aligned;
+    const bool plain_group = load_group.inside && src_aligned;
     const SweepDivisor divisor = sweep_divisor(box_width * box_height);
 
     // The vertical window of the row above y0 (rows y0 - top - 1 .. y0 - top + box_height
@@ -771,7 +808,7 @@ void box_sweep_r8(__global const uchar* restrict src, uint src_offset, uint src_
 #pragma unroll
         for (int r = 0; r < SWEEP_ROWS; ++r) {
             if (j + r < (int)box_height)
-                column += running_lanes(sweep_fix(src, src_offset, src_stride, rows[r], pixels[r], group,
+                column += running_lanes(sweep_fix(src, src_offset, src_stride, rows[r], pixels[r], load_group,
                                                   border_value));
         }
     }
@@ -788,7 +825,7 @@ void box_sweep_r8(__global const uchar* restrict src, uint src_offset, uint src_
 
     uint entering[SWEEP_ROWS], leaving[SWEEP_ROWS];
     sweep_load_block(src, src_offset, src_stride, y0 - top + (int)box_height - 1, y0 - top - 1, h, border,
-                     plain_group, words, load_x, x, src_aligned, entering, leaving);
+                     plain_group, words, load_x, src_aligned, entering, leaving);
     for (int block = 0; block < (int)band_rows && y0 + block < h; block += SWEEP_ROWS) {
         // Vertical: the block's loads, issued a block before.
         const int first_entering = y0 + block - top + (int)box_height - 1, first_leaving = y0 + block - top - 1;
@@ -804,19 +841,26 @@ void box_sweep_r8(__global const uchar* restrict src, uint src_offset, uint src_
             for (int r = 0; r < SWEEP_ROWS; ++r) {
                 column += running_lanes(sweep_fix(src, src_offset, src_stride,
                                                   framecl_border_index(first_entering + r, h, border), entering[r],
-                                                  group, border_value));
+                                                  load_group, border_value));
                 column -= running_lanes(sweep_fix(src, src_offset, src_stride,
                                                   framecl_border_index(first_leaving + r, h, border), leaving[r],
-                                                  group, border_value));
+                                                  load_group, border_value));
                 sweep_store_sums(sum_words, r, item, column);
             }
         }
         barrier(CLK_LOCAL_MEM_FENCE);
+        // Items outside the image take their sums from the columns inside (above): every
+        // other item's sums written, and read by none until the barrier after.
+        if (any_outside) {
+            if (outside)
+                sweep_border_sums(sum_words, item, group.columns, x0 - left4, box_height * border_value);
+            barrier(CLK_LOCAL_MEM_FENCE);
+        }
 
         // The next block's loads, in flight during this block's horizontal phase.
         if (block + SWEEP_ROWS < (int)band_rows && y0 + block + SWEEP_ROWS < h)
             sweep_load_block(src, src_offset, src_stride, first_entering + SWEEP_ROWS, first_leaving + SWEEP_ROWS, h,
-                             border, plain_group, words, load_x, x, src_aligned, entering, leaving);
+                             border, plain_group, words, load_x, src_aligned, entering, leaving);
 
         // Horizontal: segment_length means of row own_row, two at a time. The two tile
         // widths (plugins/box/box.cpp) are spelled out so that the loop unrolls.

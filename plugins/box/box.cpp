@@ -67,15 +67,16 @@ uint32_t runningBandRows(const framecl_format* in)
 // multiple of 32 so that each of the 16 items sharing a row takes an even number:
 // 480 for boxes up to 33 wide, 448 up to 63 (the kernel's horizontal phase is written
 // out for those two, so a 1x1 box, which would fit 512, takes 480 too). Each band first
-// loads its first row's whole window: bands of 24 rows, 32 for a box taller than 31
-// (whose window costs more to load again), 8 rows shorter at a time down to 8 while the
-// frame has fewer than sweep_groups groups: more groups hide more of each one's
-// waiting. On an H100 at 7680x4320, 15x15 took 0.0576 ms in bands of 24, 0.0590 in 32
-// and 0.0595 in 16; 23x23 0.0637 in 24 and 0.0650 in 32; 31x31 0.069 in 24 or 32 and
-// 0.073 in 16; at 1920x1080, 15x15 took 0.014 ms in 8 and 31x31 0.019.
+// loads its first row's whole window: bands of 32 rows, 8 rows shorter at a time down to
+// 8 while the frame has fewer than sweep_groups groups: more groups hide more of each
+// one's waiting. On an H200 at 7680x4320 (the same kernel's PTX through the CUDA driver,
+// clients/bench/sweep_harness.cu), 15x15 took 0.0447 ms in bands of 32 or 40 and 0.0471
+// in 24; 31x31 0.0551 in 32 and 0.0559 in 40; 3x3 0.0379 in 32 and 0.0391 in 24; at
+// 3840x2160, 15x15 took 0.0177 ms in 24 (720 groups) and 0.0204 in 16; at 1920x1080
+// 0.0110 in 8 or 16.
 constexpr uint32_t sweep_items = 128;
 constexpr uint32_t sweep_sums = 512;
-constexpr uint32_t sweep_groups = 1024;
+constexpr uint32_t sweep_groups = 512;
 
 uint32_t sweepTileColumns(uint32_t box_width)
 {
@@ -83,10 +84,10 @@ uint32_t sweepTileColumns(uint32_t box_width)
     return std::min<uint32_t>(480, (sweep_sums - left4 - right) / 32 * 32);
 }
 
-uint32_t sweepBandRows(const framecl_format* in, uint32_t tile_columns, uint32_t box_height)
+uint32_t sweepBandRows(const framecl_format* in, uint32_t tile_columns)
 {
     const uint32_t across = (in->width + tile_columns - 1) / tile_columns;
-    uint32_t band = box_height > 31 ? 32 : 24;
+    uint32_t band = 32;
     while (band > 8 && across * ((in->height + band - 1) / band) < sweep_groups)
         band -= 8;
     return band;
@@ -293,7 +294,7 @@ void planSweep(const framecl_format* in, const framecl_param_value* values, fram
     framecl_dispatch& dispatch = plan->dispatches[0];
     startDispatch(dispatch, "box_sweep_r8", in);
     const uint32_t tile = sweepTileColumns(uint32_t(values[param_width].int_value));
-    const uint32_t band = sweepBandRows(in, tile, uint32_t(values[param_height].int_value));
+    const uint32_t band = sweepBandRows(in, tile);
     dispatch.global[0] = (in->width + tile - 1) / tile * sweep_items;
     dispatch.global[1] = (in->height + band - 1) / band;
     dispatch.local_hint[0] = sweep_items;

@@ -200,7 +200,7 @@ uint32_t sweepBand(const Size& window, uint32_t width, uint32_t height)
 TEST_CASE("the sweep variant equals the reference in bands of several blocks, each block's loads issued a block ahead")
 {
     // The frames of the cases above are small enough for bands of 8 rows, one block
-    // each. Tall frames get 1024 groups in taller bands: 24 and 32 rows, whose later
+    // each. Tall frames get 512 groups in taller bands: 24 and 32 rows, whose later
     // blocks use the loads the block before issued; a last band cut short.
     struct Case {
         Size window;
@@ -208,9 +208,9 @@ TEST_CASE("the sweep variant equals the reference in bands of several blocks, ea
         uint32_t band;
     };
     const Case cases[] = {
-        {{5, 7}, {64, 24580}, 24},   // one group across, 1025 bands, the last of 4 rows
-        {{63, 63}, {64, 32770}, 32}, // 1025 bands, the last of 2 rows
-        {{5, 7}, {961, 8200}, 24},   // three groups across, 342 bands
+        {{5, 7}, {64, 12300}, 24},   // one group across, 513 bands, the last of 12 rows
+        {{63, 63}, {64, 16386}, 32}, // 513 bands, the last of 2 rows
+        {{5, 7}, {961, 8200}, 32},   // three groups across, 257 bands, the last of 8 rows
     };
     uint32_t seed = 500;
     for (const Case& c : cases) {
@@ -369,14 +369,14 @@ TEST_CASE("auto plans rows16 for an R8 box at most 3 wide and running for a wide
     CHECK(bandOf(7680, 4320) == 32); // 30 groups across: 30 x 68 in bands of 64, 30 x 135 in 32
     CHECK(bandOf(8192, 8192) == 64); // 32 x 128
     CHECK(bandOf(1920, 1080) == 16);
-    // sweep: bands of 24 rows, 32 for a box taller than 31, 8 shorter at a time down to
-    // 8 while the frame has fewer than 1024 groups; 480 columns a group (448 for a box
-    // over 33 wide).
-    CHECK(sweepBand({5, 7}, 7680, 4320) == 24);   // 16 x 180
-    CHECK(sweepBand({5, 7}, 3840, 2160) == 16);   // 8 x 90 in bands of 24, 8 x 135 in 16
+    // sweep: bands of 32 rows, 8 shorter at a time down to 8 while the frame has fewer
+    // than 512 groups; 480 columns a group (448 for a box over 33 wide).
+    CHECK(sweepBand({5, 7}, 7680, 4320) == 32);   // 16 x 135
+    CHECK(sweepBand({5, 7}, 3840, 2160) == 32);   // 8 x 68
+    CHECK(sweepBand({5, 7}, 3840, 1600) == 24);   // 8 x 50 in bands of 32, 8 x 67 in 24
+    CHECK(sweepBand({5, 7}, 2560, 1440) == 16);   // 6 x 60 in bands of 24, 6 x 90 in 16
     CHECK(sweepBand({5, 7}, 1920, 1080) == 8);    // 4 x 68 in bands of 16
     CHECK(sweepBand({63, 63}, 7680, 4320) == 32); // 18 x 135
-    CHECK(sweepBand({63, 63}, 3840, 2160) == 16); // 9 x 68 in 32, 9 x 90 in 24, 9 x 135 in 16
     CHECK(sweepBand({63, 63}, 1920, 1080) == 8);  // 5 x 68 in bands of 16
     for (const char* variant : {"rows16", "running"}) {
         const auto abgr = planOf(pipelineName({3, 3}, "replicate", variant), DRM_FORMAT_ABGR8888);
