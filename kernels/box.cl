@@ -601,9 +601,9 @@ void box_running_r8(__global const uchar* restrict src, uint src_offset, uint sr
 //               along tile_columns / 16 outputs; the means divide by multiplying
 //               (below) and leave for local memory in pairs.
 //   store       each item stores 4 bytes of each row.
-// On an H100 (15x15, 7680x4320, framecl-bench) this takes 0.060 ms against `running`'s
-// 0.149 in the same run; on a CPU through PoCL its first version was 2-3x slower than
-// `running` (1920x1080), so both stay and the tuner picks.
+// On an H100 (15x15, 7680x4320, framecl-bench) this takes 0.046 ms against `running`'s
+// 0.148 in the same run; on a CPU through PoCL it is 2-3x slower than `running`
+// (1920x1080), so both stay and the tuner picks.
 #define SWEEP_ITEMS 128                  // work-group size along X (plugins/box/box.cpp)
 #define SWEEP_SUMS (4 * SWEEP_ITEMS)     // column sums per row: 4 per item
 #define SWEEP_ROWS 8                     // output rows per pass through the three phases
@@ -795,18 +795,22 @@ void box_sweep_r8(__global const uchar* restrict src, uint src_offset, uint src_
     const SweepDivisor divisor = sweep_divisor(box_width * box_height);
 
     // The vertical window of the row above y0 (rows y0 - top - 1 .. y0 - top + box_height
-    // - 2), so that every output row then adds the row entering and drops the one leaving.
+    // - 2), so that every output row then adds the row entering and drops the one leaving:
+    // 16 rows loaded at a time, so that a group waits for the loads of a 15x15 window once
+    // and of a 31x31 one twice (8 at a time took 4% longer at 15x15 on an H100, 6% at 31x31).
     uint2 column = 0;
-    for (int j = 0; j < (int)box_height; j += SWEEP_ROWS) {
-        int rows[SWEEP_ROWS];
-        uint pixels[SWEEP_ROWS];
+    for (int j = 0; j < (int)box_height; j += 2 * SWEEP_ROWS) {
+        int rows[2 * SWEEP_ROWS];
+        uint pixels[2 * SWEEP_ROWS];
 #pragma unroll
-        for (int r = 0; r < SWEEP_ROWS; ++r)
+        for (int r = 0; r < 2 * SWEEP_ROWS; ++r)
             rows[r] = framecl_border_index(y0 - top - 1 + j + r, h, border);
-        if (words)
+        if (words) {
             sweep_load_rows(src, src_offset, src_stride, rows, load_x, src_aligned, pixels);
+            sweep_load_rows(src, src_offset, src_stride, rows + SWEEP_ROWS, load_x, src_aligned, pixels + SWEEP_ROWS);
+        }
 #pragma unroll
-        for (int r = 0; r < SWEEP_ROWS; ++r) {
+        for (int r = 0; r < 2 * SWEEP_ROWS; ++r) {
             if (j + r < (int)box_height)
                 column += running_lanes(sweep_fix(src, src_offset, src_stride, rows[r], pixels[r], load_group,
                                                   border_value));
