@@ -722,7 +722,7 @@ void sweep_border_sums(__local uint* sum_words, uint item, int4 columns, int fir
     }
 }
 
-// The words at column x of the rows entering and leaving the window for a block whose
+// The words at column load_x of the rows entering and leaving the window for a block whose
 // first rows are first_entering and first_leaving: every row inside the image loads
 // with no row index, and a block at the image's top or bottom edge through
 // framecl_border_index, fixed up by sweep_fix where it is used.
