@@ -111,7 +111,10 @@ private:
         auto access = input.cpuAccess(FRAMECL_CPU_WRITE);
         if (!access)
             return tl::unexpected(access.error());
-        generateFrame(settings_.input, index, settings_.seed, input.bytes());
+        if (settings_.motion)
+            generateMovingFrame(settings_.input, index, settings_.seed, *settings_.motion, input.bytes());
+        else
+            generateFrame(settings_.input, index, settings_.seed, input.bytes());
         return {};
     }
 

@@ -14,6 +14,7 @@
 #include <framecl/client.h>
 
 #include "base/result.hpp"
+#include "synthetic_frame.hpp"
 
 namespace framecl::mock_camera {
 
@@ -25,6 +26,7 @@ struct StreamSettings {
     uint32_t pool;               // output buffers: at most this many frames in flight
     framecl_allocate_options buffers; // where the buffers come from
     uint32_t seed;
+    std::optional<Motion> motion; // the sliding texture instead of bars and square
     int timeout_ms;              // the longest wait for one Done
     framecl_session_options session_options; // backpressure and deadline of the session
     std::optional<std::filesystem::path> dump_dir;

@@ -69,6 +69,13 @@ int main(int argc, char** argv)
                    "Write every output frame here, as frame-000123.png (or .raw); encoding on the stream's thread "
                    "slows it and adds to the latency");
     app.add_option("--seed", settings.seed, "Seed of the frames' noise")->capture_default_str();
+    std::vector<int> motion;
+    app.add_option("--motion", motion,
+                   "DX,DY: instead of bars and a square, a texture without noise sliding DX, DY pixels a frame "
+                   "(what blockmatch should find), seeded by --seed")
+        ->expected(2)
+        ->delimiter(',')
+        ->check(CLI::Range(-1024, 1024));
     std::string backpressure = "block";
     app.add_option("--backpressure", backpressure,
                    "When framecld already holds limits.max_inflight_per_client frames of this camera: block (the "
@@ -106,6 +113,8 @@ int main(int argc, char** argv)
         return 2;
     }
     settings.input = frame->layout;
+    if (!motion.empty())
+        settings.motion = framecl::mock_camera::Motion{motion[0], motion[1]};
     settings.session_options = sessionOptions(backpressure, deadline_ms);
     daemon.timeout_ms = settings.timeout_ms;
     if (!dump_dir.empty()) {

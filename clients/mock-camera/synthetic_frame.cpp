@@ -71,6 +71,19 @@ uint8_t* row(std::span<uint8_t> bytes, const framecl_plane& plane, uint32_t y)
     return bytes.data() + plane.offset + uint64_t(y) * plane.stride;
 }
 
+// The sliding texture at point (u, v): a 32-bit integer hash (Chris Wellons' lowbias32)
+// of the point, so that no two blocks look alike.
+uint8_t texture(int64_t u, int64_t v, uint32_t seed)
+{
+    uint32_t h = uint32_t(u) * 0x9E3779B1u ^ uint32_t(v) * 0x85EBCA77u ^ seed;
+    h ^= h >> 16;
+    h *= 0x7FEB352Du;
+    h ^= h >> 15;
+    h *= 0x846CA68Bu;
+    h ^= h >> 16;
+    return uint8_t(h);
+}
+
 } // namespace
 
 void generateFrame(const framecl_frame_layout& layout, uint64_t index, uint32_t seed, std::span<uint8_t> bytes)
@@ -116,6 +129,24 @@ void generateFrame(const framecl_frame_layout& layout, uint64_t index, uint32_t 
         }
         break;
     }
+}
+
+void generateMovingFrame(const framecl_frame_layout& layout, uint64_t index, uint32_t seed, Motion motion,
+                         std::span<uint8_t> bytes)
+{
+    const int64_t shift_x = int64_t(index) * motion.dx, shift_y = int64_t(index) * motion.dy;
+    const uint32_t channels = layout.fourcc == DRM_FORMAT_ABGR8888 ? 4 : 1;
+    for (uint32_t y = 0; y < layout.height; ++y) {
+        uint8_t* pixel = row(bytes, layout.planes[0], y);
+        for (uint32_t x = 0; x < layout.width; ++x, pixel += channels) {
+            const uint8_t luma = texture(x - shift_x, y - shift_y, seed);
+            for (uint32_t c = 0; c < channels; ++c)
+                pixel[c] = c == 3 ? 255 : luma;
+        }
+    }
+    if (layout.fourcc == DRM_FORMAT_NV12)
+        for (uint32_t y = 0; y < layout.height / 2; ++y)
+            std::fill_n(row(bytes, layout.planes[1], y), layout.width, uint8_t(128));
 }
 
 } // namespace framecl::mock_camera

@@ -112,8 +112,11 @@ tl::expected<Server::PendingFrame, Server::Refusal> Server::acceptFrame(ClientSt
     if (session_it == client.sessions.end())
         return tl::unexpected(Refusal{wire::FrameStatus::Failed, fmt::format("no session {}", submit.session)});
     SessionState& state = session_it->second;
+    // Every frame of a session that does not run to its end leaves the next with no
+    // frame before it (plugin.h, framecl_state).
     const auto refuse = [&](const std::string& error) {
         ++state.counters.failed;
+        state.session->resetState();
         return tl::unexpected(Refusal{wire::FrameStatus::Failed, error});
     };
     auto input_it = client.buffers.find(submit.input_buffer);
@@ -140,6 +143,7 @@ void Server::applyBackpressure(ClientState& client, SessionState& state, const H
     const uint32_t limit = config_.limits.max_inflight_per_client;
     const auto busy = [&](const std::string& why) {
         ++state.counters.busy;
+        state.session->resetState();
         sendDone(client, submit.session, submit.sequence,
                  {wire::FrameStatus::Busy, why, submit.queued_ns, 0, monotonicNs(), {}});
     };
@@ -399,6 +403,7 @@ void Server::expireWaitingFrames(uint64_t now_ns)
 
 void Server::endWaitingFrame(const PendingFrame& frame, wire::FrameStatus status, const std::string& error)
 {
+    frame.session->resetState();
     ClientState* client = clientByToken(frame.token);
     if (!client)
         return;
@@ -490,6 +495,7 @@ void Server::completeFrame(InFlightFrame frame, cl_int status, uint64_t callback
     if (!ran) {
         done.status = wire::FrameStatus::Failed;
         done.error = frame.failure;
+        pending.session->resetState();
     } else {
         done.stages = pending.session->stageTimes(frame.frame.frame);
     }

@@ -113,6 +113,15 @@ std::optional<std::string> planProblem(const framecl_plan& plan, const framecl_f
             return fmt::format("intermediate {} is {}, not a single-plane format of non-zero size",
                                i, formatText(format));
     }
+    if (plan.state_count > FRAMECL_MAX_STATES)
+        return fmt::format("state_count {} is above {}", plan.state_count, FRAMECL_MAX_STATES);
+    for (uint32_t i = 0; i < plan.state_count; ++i) {
+        const framecl_format& format = plan.states[i].format;
+        framecl_frame_layout layout{};
+        if (framecl_format_planes(format.fourcc) != 1 ||
+            framecl_packed_layout(format.fourcc, format.width, format.height, &layout) == 0)
+            return fmt::format("state {} is {}, not a single-plane format of non-zero size", i, formatText(format));
+    }
     if (plan.constant_count > FRAMECL_MAX_CONSTANTS)
         return fmt::format("constant_count {} is above {}", plan.constant_count, FRAMECL_MAX_CONSTANTS);
     for (uint32_t i = 0; i < plan.constant_count; ++i)
@@ -158,7 +167,7 @@ std::optional<std::string> planProblem(const framecl_plan& plan, const framecl_f
             const auto argProblem = [&](const std::string& what) {
                 return problem(fmt::format("argument {}: {}", a, what));
             };
-            const std::optional<framecl_arg_kind> kind = abiEnum(arg.kind, FRAMECL_ARG_INTERMEDIATE_IMAGE);
+            const std::optional<framecl_arg_kind> kind = abiEnum(arg.kind, FRAMECL_ARG_STATE);
             if (!kind)
                 return argProblem(fmt::format("unknown kind {}", abiInteger(arg.kind)));
             switch (*kind) {
@@ -185,6 +194,10 @@ std::optional<std::string> planProblem(const framecl_plan& plan, const framecl_f
                                                   arg.index, plan.intermediate_count));
                 (*kind == FRAMECL_ARG_INTERMEDIATE_IMAGE ? intermediate_images : intermediate_buffers) |=
                     1u << arg.index;
+                break;
+            case FRAMECL_ARG_STATE:
+                if (arg.index >= plan.state_count)
+                    return argProblem(fmt::format("state {}, but the plan declares {}", arg.index, plan.state_count));
                 break;
             case FRAMECL_ARG_LOCAL:
                 if (arg.local_bytes == 0)
@@ -467,6 +480,7 @@ Result<framecl_plan> Plugin::plan(const framecl_format& in, const ResolvedParams
               framecl_dispatch{});
     std::fill(std::begin(plan.constants) + plan.constant_count, std::end(plan.constants),
               framecl_constant{});
+    std::fill(std::begin(plan.states) + plan.state_count, std::end(plan.states), framecl_state{});
     for (uint32_t d = 0; d < plan.dispatch_count; ++d) {
         framecl_dispatch& dispatch = plan.dispatches[d];
         dispatch.kernel = keepKernelName(dispatch.kernel);

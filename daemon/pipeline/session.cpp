@@ -138,9 +138,10 @@ Result<void> Session::makeImages()
         return {};
     if (!gpu_->capabilities().images)
         return fail("a variant reads or writes images, and the device has none (CL_DEVICE_IMAGE_SUPPORT)");
-    if (max_device_bytes_ > 0 && constant_bytes_ + bytes > max_device_bytes_)
-        return fail(fmt::format("its images and constants need {} bytes of device memory, over the {} allowed",
-                                constant_bytes_ + bytes, max_device_bytes_));
+    if (max_device_bytes_ > 0 && fixed_bytes_ + bytes > max_device_bytes_)
+        return fail(fmt::format("its images, constants and state need {} bytes of device memory, over the {} "
+                                "allowed",
+                                fixed_bytes_ + bytes, max_device_bytes_));
     for (uint32_t i = 0; i < intermediates_.size(); ++i) {
         const Intermediate& intermediate = intermediates_[i];
         if (!intermediate.image)
@@ -331,12 +332,20 @@ Result<std::unique_ptr<Session>> Session::open(const gpu::GpuContext& gpu,
     session->onchip_intermediates_ = options.recording == gpu::RecordingMode::Qcom && options.onchip_intermediates &&
                                      gpu.capabilities().onchip_global_memory_size > 0;
     session->max_device_bytes_ = options.max_device_bytes;
-    for (const auto& plan : plans)
+    std::vector<framecl_frame_layout> state_layouts;
+    for (const auto& plan : plans) {
         for (uint32_t c = 0; c < plan.constant_count; ++c)
-            session->constant_bytes_ += plan.constants[c].size;
-    if (options.max_device_bytes > 0 && session->constant_bytes_ > options.max_device_bytes)
-        return fail(fmt::format("its constants need {} bytes of device memory, over the {} allowed",
-                                session->constant_bytes_, options.max_device_bytes));
+            session->fixed_bytes_ += plan.constants[c].size;
+        for (uint32_t i = 0; i < plan.state_count; ++i) {
+            const framecl_format& format = plan.states[i].format;
+            state_layouts.emplace_back();
+            session->fixed_bytes_ += framecl_packed_layout(format.fourcc, format.width, format.height,
+                                                           &state_layouts.back());
+        }
+    }
+    if (options.max_device_bytes > 0 && session->fixed_bytes_ > options.max_device_bytes)
+        return fail(fmt::format("its constants and state need {} bytes of device memory, over the {} allowed",
+                                session->fixed_bytes_, options.max_device_bytes));
 
     if (auto made = session->makeImages(); !made)
         return tl::unexpected(made.error());
@@ -345,6 +354,18 @@ Result<std::unique_ptr<Session>> Session::open(const gpu::GpuContext& gpu,
     // intermediates, bound where they are placed (placeIntermediates).
     cl_int err = CL_SUCCESS;
     for (size_t k = 0; k < plans.size(); ++k) {
+        // State lives in device memory for the session's life (plugin.h, framecl_state).
+        const size_t state_base = session->states_.size();
+        for (uint32_t i = 0; i < plans[k].state_count; ++i) {
+            const framecl_frame_layout& layout = state_layouts[session->states_.size()];
+            const uint64_t bytes = uint64_t(layout.planes[0].stride) * layout.height;
+            session->states_.push_back({cl::Buffer(gpu.context(), CL_MEM_READ_WRITE | CL_MEM_HOST_NO_ACCESS, bytes,
+                                                   nullptr, &err),
+                                        layout, bytes});
+            if (err != CL_SUCCESS)
+                return fail(gpu::clFailure("clCreateBuffer", err,
+                                           fmt::format("stage {} ({}): state {}", k + 1, stages[k].label, i)));
+        }
         std::vector<cl_mem> constants;
         for (uint32_t c = 0; c < plans[k].constant_count; ++c) {
             framecl_constant& constant = plans[k].constants[c];
@@ -408,6 +429,12 @@ Result<std::unique_ptr<Session>> Session::open(const gpu::GpuContext& gpu,
                 case FRAMECL_ARG_CONSTANT:
                     bound = setArg(kernel, name, arg_index++, sizeof(cl_mem), &constants[arg.index]);
                     break;
+                case FRAMECL_ARG_STATE: {
+                    const State& state = session->states_[state_base + arg.index];
+                    bound = setPlaneArgs(kernel, name, arg_index, state.buffer(), state.layout.planes[0]);
+                    arg_index += 3;
+                    break;
+                }
                 }
                 if (!bound)
                     return tl::unexpected(bound.error());
@@ -452,6 +479,9 @@ Result<std::unique_ptr<Session>> Session::open(const gpu::GpuContext& gpu,
     if (auto recorded = session->recordAhead(); !recorded)
         return fail(fmt::format("recording the pipeline ({}): {}", gpu::recordingModeName(session->recording_),
                                 recorded.error().message));
+    // The calibration and the recording's first run wrote the state: the first frame
+    // starts from zeros.
+    session->resetState();
     return session;
 }
 
@@ -468,12 +498,12 @@ Result<void> Session::placeIntermediates(const std::vector<bool>& onchip_allowed
         }
     const uint64_t onchip_capacity = onchip_intermediates_ ? gpu_->capabilities().onchip_global_memory_size : 0;
     const memory::IntermediatePlan placement = memory::planIntermediates(uses, onchip_capacity, onchip_alignment);
-    uint64_t device_bytes = constant_bytes_ + image_bytes_;
+    uint64_t device_bytes = fixed_bytes_ + image_bytes_;
     for (uint64_t size : placement.buffer_sizes)
         device_bytes += std::max<uint64_t>(size, 1);
     if (max_device_bytes_ > 0 && device_bytes > max_device_bytes_)
-        return fail(fmt::format("its intermediates and constants need {} bytes of device memory, over the {} "
-                                "allowed",
+        return fail(fmt::format("its intermediates, images, constants and state need {} bytes of device memory, "
+                                "over the {} allowed",
                                 device_bytes, max_device_bytes_));
     intermediate_buffers_.clear(); // the previous placement's: the calibration's
     cl_int err = CL_SUCCESS;
@@ -740,13 +770,23 @@ Result<cl::Event> Session::enqueuePart(EnqueuedFrame& frame, uint32_t lane)
     const auto first_dispatch = int32_t(sequence.tiles[part.first].dispatch);
     const auto last_dispatch = int32_t(sequence.tiles[part.end - 1].dispatch);
     std::vector<cl::Event> waits = frame.dependencies(lane, last_dispatch);
-    if (frame.parts_enqueued == 0 && dispatches_.size() > 1)
+    if (frame.parts_enqueued == 0 && (dispatches_.size() > 1 || !states_.empty()))
         for (uint32_t other = 0; other < last_frame_work_.size(); ++other)
             if (other != lane && last_frame_work_[other])
                 waits.push_back(*last_frame_work_[other]);
     if (auto waited = enqueueBarrier(gpu_->lane(lane), waits, "a part, after the work it reads on other lanes");
         !waited)
         return tl::unexpected(waited.error());
+    if (frame.parts_enqueued == 0 && state_reset_pending_) {
+        for (const State& state : states_) {
+            const cl_uchar zero = 0;
+            if (cl_int err = clEnqueueFillBuffer(gpu_->lane(lane)(), state.buffer(), &zero, sizeof zero, 0,
+                                                 state.bytes, 0, nullptr, nullptr);
+                err != CL_SUCCESS)
+                return fail(gpu::clFailure("clEnqueueFillBuffer", err, "resetting the session's state"));
+        }
+        state_reset_pending_ = false;
+    }
     if (kernel_budget_ns_ > 0 && !sequence.events_per_tile) {
         cl_event marker = nullptr;
         if (cl_int err = clEnqueueMarkerWithWaitList(gpu_->lane(lane)(), 0, nullptr, &marker); err != CL_SUCCESS)
@@ -765,6 +805,11 @@ Result<cl::Event> Session::enqueuePart(EnqueuedFrame& frame, uint32_t lane)
         last_frame_work_[lane] = frame.events.back();
     }
     return frame.events.back();
+}
+
+void Session::resetState()
+{
+    state_reset_pending_ = !states_.empty();
 }
 
 Result<EnqueuedFrame> Session::enqueue(const FrameBuffer& in, const FrameBuffer& out)

@@ -138,8 +138,9 @@ struct SessionOptions {
     // intermediates a stage negotiates (a scaler may ask for far more than it reads).
     // 0: no limit.
     uint64_t max_frame_pixels = 0;
-    // The most device memory the session may allocate for its intermediates and its
-    // plugins' constants (what deviceBytes() reports), checked before it allocates any.
+    // The most device memory the session may allocate for its intermediates, images and
+    // its plugins' constants and state (what deviceBytes() reports), checked before it
+    // allocates any.
     // 0: no limit.
     uint64_t max_device_bytes = 0;
     // gpu.kernel_budget_ms: every dispatch whose plan marks an axis tileable is cut into
@@ -170,8 +171,9 @@ public:
     // Intermediates placed in on-chip memory, and the bytes they use there.
     size_t onchipIntermediates() const { return onchip_count_; }
     uint64_t onchipBytes() const { return onchip_bytes_; }
-    // Device memory the session allocated: intermediates in device buffers and the
-    // plugins' constants (on-chip memory is not counted: it is not allocated).
+    // Device memory the session allocated: intermediates in device buffers and images,
+    // the plugins' constants and state (on-chip memory is not counted: it is not
+    // allocated).
     uint64_t deviceBytes() const { return device_bytes_; }
     // Input planes the session copies into images each frame for the stages that read
     // them as images, where no stage wrote them as one (plugin.h).
@@ -198,14 +200,19 @@ public:
     // frame begins only once this one's parts are all enqueued or it was abandoned (they
     // share the kernels and intermediates). Where the part's tiles read what another
     // lane's work writes, a barrier waits for it first: an earlier dispatch of the frame,
-    // its buffers' acquire and upload, and, for a session with intermediates, the
-    // previous frame's work, which used them.
+    // its buffers' acquire and upload, and, for a session with intermediates or
+    // state, the previous frame's work, which used them.
     Result<cl::Event> enqueuePart(EnqueuedFrame& frame, uint32_t lane);
     // Makes what is enqueued on `lane` after this wait for everything `frame` enqueued on
     // the other lanes: before its last commands (the output's download, the releases).
     Result<void> joinLanes(const EnqueuedFrame& frame, uint32_t lane) const;
     // begin() and every part, on the home lane.
     Result<EnqueuedFrame> enqueue(const FrameBuffer& in, const FrameBuffer& out);
+
+    // Zeroes the plugins' state (plugin.h, framecl_state) before the first part of the
+    // next frame whose parts are enqueued: a frame of the session did not run to its end,
+    // so the next has no frame before it. Frames already enqueued keep theirs.
+    void resetState();
 
     // The predicted GPU time of part `part` of `frame`; 0 while some dispatch of it has
     // no prediction (no budget, and no frame measured yet).
@@ -282,6 +289,12 @@ private:
         bool image = false;
         uint32_t plane = 0;
     };
+    // A plugin's buffer kept from frame to frame, packed in `layout`.
+    struct State {
+        cl::Buffer buffer;
+        framecl_frame_layout layout;
+        uint64_t bytes;
+    };
     // Three consecutive kernel arguments (buffer, plane offset, plane stride) that an
     // intermediate fills.
     struct IntermediateArg {
@@ -353,7 +366,9 @@ private:
     std::vector<cl::Buffer> intermediate_buffers_; // device buffers and on-chip views
     std::map<uint32_t, cl::Image2D> images_;      // by intermediate
     uint64_t image_bytes_ = 0;
-    uint64_t constant_bytes_ = 0;
+    uint64_t fixed_bytes_ = 0; // the plans' constants and state, allocated at open
+    std::vector<State> states_; // every stage's, in stage order
+    bool state_reset_pending_ = false; // resetState(): zeroed before the next frame
     uint64_t max_device_bytes_ = 0;
     bool onchip_intermediates_ = false; // the qcom recording and the option
     std::vector<uint32_t> run_of_stage_; // planOnchipRuns(); empty: one run
@@ -364,8 +379,8 @@ private:
     std::vector<uint32_t> lanes_; // lanes(): at least one
     uint64_t kernel_budget_ns_ = 0;
     std::shared_ptr<RecordedSequence> sequence_; // none before the first frame and after a re-plan
-    // The last frame's latest work on each GPU lane: a session with intermediates starts
-    // its next frame after it on the other lanes, since both use the intermediates.
+    // The last frame's latest work on each GPU lane: a session with intermediates or
+    // state starts its next frame after it on the other lanes, since both use them.
     std::vector<std::optional<cl::Event>> last_frame_work_;
     std::vector<StageCounters> stage_counters_;  // one per stage
     size_t onchip_count_ = 0;

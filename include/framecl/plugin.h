@@ -23,7 +23,7 @@ extern "C" {
 #endif
 
 /* Bumped on any change to the structs below; the daemon refuses other versions. */
-#define FRAMECL_PLUGIN_ABI_VERSION 3
+#define FRAMECL_PLUGIN_ABI_VERSION 4
 
 /* The one symbol a plugin exports. */
 #define FRAMECL_PLUGIN_ENTRY "framecl_plugin_descriptor"
@@ -69,7 +69,7 @@ struct framecl_format {
     uint32_t height;
 };
 
-/* What one kernel argument is bound to. INPUT_PLANE, OUTPUT_PLANE and INTERMEDIATE
+/* What one kernel argument is bound to. INPUT_PLANE, OUTPUT_PLANE, INTERMEDIATE and STATE
  * take THREE consecutive kernel arguments: (__global buffer, uint byte offset of the
  * plane, uint stride in bytes); the others one.
  *
@@ -99,6 +99,7 @@ enum framecl_arg_kind {
     FRAMECL_ARG_OUTPUT_IMAGE = 9, /* `index`: plane of the stage's output, as an image;
                                    * only where the request asks for it */
     FRAMECL_ARG_INTERMEDIATE_IMAGE = 10, /* `index`: intermediate of this plan, as an image */
+    FRAMECL_ARG_STATE = 11,       /* `index`: state buffer of this plan; plane 0 */
 };
 
 struct framecl_arg {
@@ -115,6 +116,7 @@ struct framecl_arg {
 #define FRAMECL_MAX_INTERMEDIATES 4
 #define FRAMECL_MAX_CONSTANTS 2
 #define FRAMECL_MAX_CONSTANT_BYTES 1024
+#define FRAMECL_MAX_STATES 2
 
 /* Bits of framecl_dispatch.tileable_axes: the axes along which the daemon may split
  * the dispatch into tiles (with global offsets) to bound each one's GPU time. */
@@ -134,6 +136,19 @@ struct framecl_dispatch {
 
 /* A buffer private to the stage, tightly packed in `format` (a single-plane format). */
 struct framecl_intermediate {
+    struct framecl_format format;
+};
+
+/* A buffer the session keeps from one frame to the next (the previous input, a running
+ * average), tightly packed in `format` (a single-plane format). The daemon allocates it
+ * when the session opens, in device memory: never on-chip, whose contents last only for
+ * one enqueue of a recording (guide §9.1.6). It holds zero bytes before the session's
+ * first frame, and again before the first frame to begin after one that did not run to
+ * its end (dropped, expired, refused or failed): a kernel tells that it has no history by
+ * a word it sets in its state itself. The frame's dispatches run in plan order, and a
+ * frame's first dispatch after the previous frame's last, so each frame sees what the
+ * frame before it left. docs/plugin-guide.md, "State across frames". */
+struct framecl_state {
     struct framecl_format format;
 };
 
@@ -163,6 +178,8 @@ struct framecl_plan {
     struct framecl_dispatch dispatches[FRAMECL_MAX_DISPATCHES];
     uint32_t constant_count;
     struct framecl_constant constants[FRAMECL_MAX_CONSTANTS];
+    uint32_t state_count;
+    struct framecl_state states[FRAMECL_MAX_STATES];
 };
 
 /* ---- The descriptor ---------------------------------------------------------------- */

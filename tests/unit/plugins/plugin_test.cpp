@@ -101,6 +101,15 @@ TEST_CASE("a descriptor of another ABI version is refused without reading past t
     CHECK(plugin.error().message == "old.so: plugin ABI version 7, this framecld needs " + std::to_string(FRAMECL_PLUGIN_ABI_VERSION));
 }
 
+TEST_CASE("a plugin built before state buffers (ABI version 3) is refused with the registry's message")
+{
+    framecl_plugin descriptor = goodDescriptor();
+    descriptor.abi_version = 3;
+    const auto plugin = Plugin::fromDescriptor(&descriptor, "stateless.so");
+    REQUIRE_FALSE(plugin);
+    CHECK(plugin.error().message == "stateless.so: plugin ABI version 3, this framecld needs 4");
+}
+
 TEST_CASE("a descriptor that cannot be used is refused, naming the plugin and the fault")
 {
     const char* const no_values[] = {nullptr};
@@ -184,8 +193,8 @@ TEST_CASE("a plan that breaks the ABI's rules is refused, naming the plugin and 
          "dispatch 0: argument 2: intermediate 1, but the plan declares 1"},
         {[](framecl_plan& p) { p.dispatches[0].args[3].local_bytes = 0; },
          "dispatch 0: argument 3: local memory of 0 bytes"},
-        {[](framecl_plan& p) { p.dispatches[0].args[3].kind = framecl_arg_kind(11); },
-         "dispatch 0: argument 3: unknown kind 11"},
+        {[](framecl_plan& p) { p.dispatches[0].args[3].kind = framecl_arg_kind(12); },
+         "dispatch 0: argument 3: unknown kind 12"},
         {[](framecl_plan& p) { p.dispatches[0].args[3] = {FRAMECL_ARG_OUTPUT_IMAGE, 0, 0, 0, 0, 0}; },
          "dispatch 0: argument 3: output plane 0 as an image, which the daemon did not ask for"},
         {[](framecl_plan& p) { p.dispatches[0].args[3] = {FRAMECL_ARG_INTERMEDIATE_IMAGE, 0, 0, 0, 0, 0}; },
@@ -202,6 +211,19 @@ TEST_CASE("a plan that breaks the ABI's rules is refused, naming the plugin and 
              p.dispatches[0].args[3].index = 0;
          },
          "dispatch 0: argument 3: constant 0, but the plan declares 0"},
+        {[](framecl_plan& p) { p.state_count = 3; }, "state_count 3 is above 2"},
+        {[](framecl_plan& p) {
+             p.state_count = 1;
+             p.states[0].format = {DRM_FORMAT_NV12, 64, 48};
+         },
+         "state 0 is NV12 64x48, not a single-plane format of non-zero size"},
+        {[](framecl_plan& p) { p.state_count = 1; },
+         "state 0 is fourcc 0x00000000 0x0, not a single-plane format of non-zero size"},
+        {[](framecl_plan& p) {
+             p.dispatches[0].args[3].kind = FRAMECL_ARG_STATE;
+             p.dispatches[0].args[3].index = 0;
+         },
+         "dispatch 0: argument 3: state 0, but the plan declares 0"},
     };
     const framecl_plugin descriptor = goodDescriptor();
     const Plugin plugin = test::pluginOf(descriptor);
