@@ -13,6 +13,8 @@ std::string none(const FrameSize&)
     return "";
 }
 
+constexpr uint32_t blockmatch_block = 16;
+
 } // namespace
 
 const std::vector<BenchCase>& benchCases()
@@ -21,7 +23,8 @@ const std::vector<BenchCase>& benchCases()
     // threshold 20; box 3x3; Sobel magnitude), box 15x15 and 31x31 (the widest box of
     // docs/benchmarks.md's targets), the paper's sp 5, sr 6 for mean shift; bicubic at
     // OpenCV's a = -0.75, so that compare_opencv.py times INTER_CUBIC against the same
-    // weights.
+    // weights. blockmatch by SSD, so that compare_opencv.py's matchTemplate TM_SQDIFF has its
+    // cost; moved by (3, -2), within its range of 8.
     static const std::vector<BenchCase> cases = {
         {"copy", "copy", DRM_FORMAT_ABGR8888, none, {}},
         {"color nv12_to_abgr", "color", DRM_FORMAT_NV12,
@@ -60,6 +63,9 @@ const std::vector<BenchCase>& benchCases()
          {}},
         {"meanshift sp5 sr6", "meanshift", DRM_FORMAT_ABGR8888,
          [](const FrameSize&) -> std::string { return "sp = 5, sr = 6"; }, {{2560, 2560}}},
+        {"blockmatch b16 r8 ssd", "blockmatch", DRM_FORMAT_R8,
+         [](const FrameSize&) { return fmt::format("block = {}, range = 8, metric = \"ssd\"", blockmatch_block); },
+         {}, Motion{3, -2, blockmatch_block}},
     };
     return cases;
 }

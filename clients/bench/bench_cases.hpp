@@ -3,6 +3,7 @@
 // name, as one-stage [[pipeline]] tables, and the frame sizes it runs them at.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,18 @@ namespace framecl::bench {
 struct FrameSize {
     uint32_t width;
     uint32_t height;
+};
+
+// A filter that compares each frame with the session's previous one (blockmatch) would,
+// on StageTimer's one input every frame, match a frame with itself. Its case runs on two
+// frames in turn instead: A, the bench's usual random input, and B, A moved by (dx, dy)
+// (B(x, y) = A(x - dx, y - dy), replicated at the sides), so that every frame searches
+// against a different previous frame with the same work, and B's output gives the motion
+// (pair_timer.hpp checks it).
+struct Motion {
+    int32_t dx;
+    int32_t dy;
+    uint32_t block; // the side of the filter's blocks, one output pixel each
 };
 
 struct BenchCase {
@@ -22,6 +35,9 @@ struct BenchCase {
     std::string (*parameters)(const FrameSize& size);
     // Sizes run besides --sizes: mean shift's target is set at 2560x2560.
     std::vector<FrameSize> extra_sizes;
+    // Set: the case runs on a moving pair of frames (Motion). ("{}": the cases that stop
+    // before it pass -Wextra.)
+    std::optional<Motion> motion{};
 };
 
 // Every case, in the order the tables list them.

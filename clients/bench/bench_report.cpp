@@ -20,7 +20,8 @@ std::string markdown(const Report& report)
                                 filter);
         }
         if (!m.error.empty()) {
-            text += fmt::format("| {} | {} | – | – | – | – | did not run: {} |\n", m.input, m.variant, m.error);
+            text += fmt::format("| {} | {} | – | – | – | – | {}{} |\n", m.input, m.variant,
+                                m.failed_check ? "" : "did not run: ", m.error);
             continue;
         }
         const double gbs = m.gigabytesPerSecond();
@@ -44,6 +45,8 @@ nlohmann::json json(const Report& report)
         nlohmann::json entry = {{"filter", m.filter}, {"input", m.input}, {"variant", m.variant}};
         if (!m.error.empty()) {
             entry["error"] = m.error;
+            if (m.failed_check)
+                entry["failed_check"] = true;
         } else {
             entry.update({{"median_ns", m.median_ns},
                           {"min_ns", m.min_ns},
@@ -59,6 +62,8 @@ nlohmann::json json(const Report& report)
                 entry["image_copy_median_ns"] = m.image_copy_median_ns;
             if (!m.output_file.empty())
                 entry.update({{"input_file", m.input_file}, {"output_file", m.output_file}, {"output", m.output}});
+            if (!m.previous_file.empty())
+                entry["previous_file"] = m.previous_file;
         }
         measurements.push_back(entry);
     }

@@ -20,14 +20,17 @@ struct Measurement {
     uint64_t frame_bytes = 0; // input plus output, tightly packed
     double speedup = 0;       // baseline's median over this one's; 0 without a baseline
     std::string error;        // why it did not run; the numbers are then 0
+    bool failed_check = false; // it ran, but its output failed the bench's check (error says how)
     uint64_t wall_median_ns = 0; // on the host, enqueue to completion (clFinish)
     // Of median_ns, the median time of the daemon's copies of the input into images
     // (an image variant's input that no stage wrote as an image); 0 for the others.
     uint64_t image_copy_median_ns = 0;
     // With --dump: the files holding the input frame and this measurement's output,
-    // tightly packed, and the output's shape.
+    // tightly packed, and the output's shape; for a moving pair (bench_cases.hpp, Motion)
+    // also the previous frame, of the input's shape.
     std::string input_file;
     std::string output_file;
+    std::string previous_file;
     std::string output; // "R8 960x540"
 
     double gigabytesPerSecond() const { return median_ns ? double(frame_bytes) / double(median_ns) : 0; }

@@ -67,6 +67,67 @@ def luma_from_16(src, expected):
     return src[:height, :width] >= 16
 
 
+def block_rects(width, height, block):
+    """Each block's (x0, y0, x1, y1), row-major: those at the right and bottom edges cut short."""
+    return [(x, y, min(x + block, width), min(y + block, height))
+            for y in range(0, height, block) for x in range(0, width, block)]
+
+
+def blockmatch_scratch(block, search):
+    """framecl-bench's blockmatch case runs on frames B (its input) and A (the previous
+    frame, "previous_file"). The scratch: A, A padded by `search` (replicated) on the
+    device, each block's search window there (the block grown by `search` on each side),
+    and one CV_32F result of (2 search + 1)^2 per block, ROIs of one UMat read back at once."""
+    def make(src, m):
+        previous = load_frame(m["previous_file"], m["input"])
+        side = 2 * search + 1
+        rects = block_rects(src.shape[1], src.shape[0], block)
+        padded = cv2.UMat(src.shape[0] + 2 * search, src.shape[1] + 2 * search, cv2.CV_8UC1)
+        results = cv2.UMat(side * len(rects), side, cv2.CV_32FC1)
+        return dict(block=block, search=search, rects=rects, previous=cv2.UMat(previous), padded=padded,
+                    host_padded=cv2.copyMakeBorder(previous, search, search, search, search, REPLICATE),
+                    windows=[cv2.UMat(padded, (y0, y1 + 2 * search), (x0, x1 + 2 * search))
+                             for x0, y0, x1, y1 in rects],
+                    results=results,
+                    result_rois=[cv2.UMat(results, (i * side, (i + 1) * side), (0, side)) for i in range(len(rects))])
+    return make
+
+
+def blockmatch_run(src, dst, s, size):
+    """One matchTemplate TM_SQDIFF per block of B in its window of A, padded by the search
+    range: result (ox, oy) is the candidate dx = search - ox, dy = search - oy, which
+    compares B(x, y) with A(x - dx, y - dy)."""
+    r = s["search"]
+    cv2.copyMakeBorder(s["previous"], r, r, r, r, REPLICATE, dst=s["padded"])  # into the windows' UMat
+    for (x0, y0, x1, y1), window, result in zip(s["rects"], s["windows"], s["result_rois"]):
+        cv2.matchTemplate(window, cv2.UMat(src, (y0, y1), (x0, x1)), cv2.TM_SQDIFF, result=result)
+
+
+def blockmatch_output(src, dst, s):
+    """framecl's blockmatch output from blockmatch_run's costs: per block (dx, dy as int8,
+    min(cost, 65535) as uint16 little-endian) of the least cost, then the least |dx| + |dy|,
+    then the least dy, then the least dx. TM_SQDIFF's CV_32F is exact in OpenCV's direct
+    OpenCL kernel for templates below 18x18 (sums of integers below 2^24), not where it
+    derives it from correlations (on the CPU: off by 1 at 16x16; larger templates): the
+    candidates within a rounding error of the least are costed again exactly, in int64,
+    and the tie rule picks among them."""
+    block, r = s["block"], s["search"]
+    side = 2 * r + 1
+    costs = s["results"].get().reshape(-1, side, side)
+    padded = s["host_padded"].astype(np.int64)
+    height, width = src.shape
+    out = np.zeros(((height + block - 1) // block, (width + block - 1) // block, 4), dtype=np.uint8)
+    for (x0, y0, x1, y1), found in zip(s["rects"], costs):
+        template = src[y0:y1, x0:x1].astype(np.int64)
+        near = found <= found.min() + 0.5 + 1e-5 * template.size * 255 ** 2
+        best = min((int(((template - padded[y0 + oy:y1 + oy, x0 + ox:x1 + ox]) ** 2).sum()),
+                    abs(r - ox) + abs(r - oy), r - oy, r - ox) for oy, ox in zip(*np.nonzero(near)))
+        cost, _, dy, dx = best
+        cost = min(cost, 65535)
+        out[y0 // block, x0 // block] = (dx & 0xff, dy & 0xff, cost & 0xff, cost >> 8)
+    return out
+
+
 def binomial(n):
     row = [1]
     for _ in range(n - 1):
@@ -76,8 +137,10 @@ def binomial(n):
 
 # Each framecl-bench case: how OpenCV computes the same output from a UMat input into a
 # UMat output of the given (width, height), and the largest difference per byte allowed
-# (docs/filters.md). `scratch` makes UMats a call needs besides its output, once;
-# `compared` picks the output pixels where both define the same result.
+# (docs/filters.md). `scratch` makes what a call needs besides its input and output, once,
+# from the input frame and framecl-bench's measurement; `output` reads OpenCV's result
+# where it is not the output UMat; `compared` picks the output pixels where both define
+# the same result. `runs` and `warmup` cut the timed calls of a slow case.
 def opencv_cases():
     b5 = binomial(5)
     b9 = binomial(9)
@@ -100,8 +163,8 @@ def opencv_cases():
             run=lambda src, dst, s, size: cv2.blur(src, (31, 31), dst=dst, borderType=REPLICATE), tolerance=1,
             note="blur 31x31 (OpenCV may round exact halves down)"),
         "sobel magnitude l1": dict(
-            run=sobel_l1, tolerance=0, scratch=lambda shape: [cv2.UMat(*shape, cv2.CV_16SC1) for _ in range(2)]
-            + [cv2.UMat(*shape, cv2.CV_8UC1) for _ in range(2)],
+            run=sobel_l1, tolerance=0, scratch=lambda src, m: [cv2.UMat(*src.shape, cv2.CV_16SC1) for _ in range(2)]
+            + [cv2.UMat(*src.shape, cv2.CV_8UC1) for _ in range(2)],
             note="Sobel dx and dy (CV_16S), convertScaleAbs, add"),
         "bicubic R8 to half size": dict(
             run=lambda src, dst, s, size: cv2.resize(src, size, dst=dst, interpolation=cv2.INTER_CUBIC),
@@ -115,6 +178,12 @@ def opencv_cases():
         "convolve 9+9 separable": dict(
             run=lambda src, dst, s, size: cv2.sepFilter2D(src, -1, b9, b9 / 65536.0, dst=dst, borderType=REPLICATE),
             tolerance=1, note="sepFilter2D, the 9-tap binomial pair / 65536"),
+        "blockmatch b16 r8 ssd": dict(
+            run=blockmatch_run, scratch=blockmatch_scratch(16, 8), output=blockmatch_output, tolerance=0,
+            runs=3, warmup=1,
+            note="copyMakeBorder BORDER_REPLICATE by 8, then matchTemplate TM_SQDIFF per 16x16 block (one call "
+                 "each: OpenCV has no batched form; its speed is not the target), median of 3 frames after 1; "
+                 "the argmin and tie rule on the host, untimed"),
     }
 
 
@@ -162,12 +231,12 @@ def main():
         expected = load_frame(m["output_file"], m["output"])
         usrc = cv2.UMat(src)
         udst = cv2.UMat(expected.shape[0], expected.shape[1], cv2.CV_8UC1 if expected.ndim == 2 else cv2.CV_8UC4)
-        scratch = case["scratch"](src.shape) if "scratch" in case else None
+        scratch = case["scratch"](src, m) if "scratch" in case else None
         size = (expected.shape[1], expected.shape[0])
         call = lambda: case["run"](usrc, udst, scratch, size)
         call()
         cv2.ocl.finish()
-        got = udst.get()
+        got = case["output"](src, udst, scratch) if "output" in case else udst.get()
         difference = np.abs(got.astype(np.int16) - expected.astype(np.int16))
         if "compared" in case:  # the pixels where the two define the same result
             difference = difference[case["compared"](src, expected)]
@@ -181,7 +250,7 @@ def main():
         if args.check_only:
             rows.append(f"| {m['filter']} | {m['input']} | – | – | – | – | {verdict} | {case['note']} |")
             continue
-        opencv_ns = time_calls(call, args.runs)
+        opencv_ns = time_calls(call, case.get("runs", args.runs), case.get("warmup", 3))
         rows.append(f"| {m['filter']} | {m['input']} | {m['median_ns'] / 1e6:.3f} | "
                     f"{m['wall_median_ns'] / 1e6:.3f} | {opencv_ns / 1e6:.3f} | "
                     f"{opencv_ns / m['wall_median_ns']:.1f}x | {verdict} | {case['note']} |")

@@ -5,11 +5,14 @@
 // and its speedup over the plugin's first variant, the baseline. With --tune it adds
 // the tuner's choice (variant and work-group size). With --budgets it runs the first
 // selected filter at the first size untiled and under each kernel-time budget instead
-// (budget_bench.hpp). Markdown on stdout or --markdown,
-// JSON with --json. No daemon and no IPC: it links the GPU, memory and pipeline
+// (budget_bench.hpp). A filter that compares each frame with the previous one
+// (blockmatch) runs on a moving pair of frames, and its output is checked: a wrong one
+// drops its numbers and the bench exits 1 (pair_timer.hpp). Markdown on stdout or
+// --markdown, JSON with --json. No daemon and no IPC: it links the GPU, memory and pipeline
 // components only, so it runs wherever an OpenCL driver does.
 #include <cstdio>
 #include <fstream>
+#include <type_traits>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -18,6 +21,7 @@
 #include "bench_cases.hpp"
 #include "bench_report.hpp"
 #include "budget_bench.hpp"
+#include "pair_timer.hpp"
 #include "config/default_paths.hpp"
 #include "config/loader.hpp"
 #include "gpu/cl_error.hpp"
@@ -146,7 +150,11 @@ Measurement notRun(const std::string& filter, const pipeline::FrameShape& input,
     return m;
 }
 
-Measurement measure(pipeline::StageTimer& timer, const std::string& filter, const std::string& variant,
+// `Timer`: pipeline::StageTimer, or PairTimer for a case of motion (bench_cases.hpp).
+template <typename Timer> constexpr bool moving = std::is_same_v<Timer, PairTimer>;
+
+template <typename Timer>
+Measurement measure(Timer& timer, const std::string& filter, const std::string& variant,
                     const pipeline::StageChoice& choice, const Options& options)
 {
     Measurement m;
@@ -164,13 +172,29 @@ Measurement measure(pipeline::StageTimer& timer, const std::string& filter, cons
     m.wall_median_ns = pipeline::median(times->wall_ns);
     m.image_copy_median_ns = pipeline::median(times->copy_ns);
     m.frame_bytes = timer.frameBytes();
+    // A fast wrong frame is not a result: its numbers are dropped, and the bench fails.
+    if constexpr (moving<Timer>) {
+        if (auto checked = timer.checkOutput(); !checked) {
+            m = notRun(filter, timer.input(), checked.error().message);
+            m.variant = variant;
+            m.failed_check = true;
+        }
+    }
     return m;
+}
+
+void writeFile(const std::string& path, const std::vector<uint8_t>& bytes)
+{
+    std::ofstream(path, std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
 }
 
 // With --dump, writes the timer's input frame and last output to the dump directory,
 // named after the case and size, and records them in `m`: a reader (compare_opencv.py)
-// checks the output against another implementation's on the same input.
-void dumpFrames(const pipeline::StageTimer& timer, const std::string& slug, const Options& options, Measurement& m)
+// checks the output against another implementation's on the same input. A moving pair's
+// input is B, and A, the previous frame, is written too.
+template <typename Timer>
+void dumpFrames(const Timer& timer, const std::string& slug, const Options& options, Measurement& m)
 {
     if (options.dump_dir.empty() || !m.error.empty())
         return;
@@ -184,21 +208,35 @@ void dumpFrames(const pipeline::StageTimer& timer, const std::string& slug, cons
     std::filesystem::create_directories(dir);
     m.input_file = (dir / (slug + ".in")).string();
     m.output_file = (dir / (slug + ".out")).string();
-    std::ofstream(m.input_file, std::ios::binary).write(reinterpret_cast<const char*>(input->data()),
-                                                         std::streamsize(input->size()));
-    std::ofstream(m.output_file, std::ios::binary).write(reinterpret_cast<const char*>(output->data()),
-                                                          std::streamsize(output->size()));
+    writeFile(m.input_file, *input);
+    writeFile(m.output_file, *output);
     m.output = pipeline::describe(timer.output());
+    if constexpr (moving<Timer>) {
+        m.previous_file = (dir / (slug + ".prev")).string();
+        writeFile(m.previous_file, timer.previousBytes());
+    }
+}
+
+template <typename Timer>
+Result<Timer> openTimer(const gpu::GpuContext& gpu, const pipeline::PipelineDefinition& definition,
+                        const pipeline::FrameShape& input, const BenchCase& bench_case)
+{
+    if constexpr (moving<Timer>)
+        return PairTimer::open(gpu, pipeline::singleStage(definition, 0), input, *bench_case.motion);
+    else
+        return pipeline::StageTimer::open(gpu, pipeline::singleStage(definition, 0), input);
 }
 
 // Every variant of `definition`'s stage on frames of `input`, the first the baseline;
 // with --tune, then the tuner's choice. With --dump, the frames of the last measurement
 // are written under `slug`.
+template <typename Timer>
 void benchStage(const gpu::GpuContext& gpu, const pipeline::PipelineDefinition& definition,
-                const pipeline::FrameShape& input, const std::string& filter, const std::string& slug,
+                const pipeline::FrameShape& input, const BenchCase& bench_case, const std::string& slug,
                 const Options& options, Report& report)
 {
-    auto timer = pipeline::StageTimer::open(gpu, pipeline::singleStage(definition, 0), input);
+    const std::string& filter = bench_case.name;
+    auto timer = openTimer<Timer>(gpu, definition, input, bench_case);
     if (!timer) {
         report.measurements.push_back(notRun(filter, input, timer.error().message));
         return;
@@ -225,7 +263,8 @@ void benchStage(const gpu::GpuContext& gpu, const pipeline::PipelineDefinition& 
         return;
     }
     // A tuner of its own, with an empty cache in the bench's cache directory: it times
-    // every candidate now, as framecld does on a device's first session.
+    // every candidate now, as framecld does on a device's first session (a moving pair's
+    // stage on A alone, every frame: the search costs the same whatever it finds).
     const std::filesystem::path tuning_dir = std::filesystem::path(options.cache_dir) / "bench-tuning";
     std::filesystem::remove_all(tuning_dir);
     pipeline::Tuner tuner(gpu, tuning_dir,
@@ -340,12 +379,20 @@ int run(const Options& options, const std::string& command)
                     notRun(cases[c].name, input, fmt::format("plugin '{}' not loaded", cases[c].plugin)));
                 continue;
             }
-            benchStage(**gpu, *definition, input, cases[c].name, pipelineName(c, size), options, report);
+            if (cases[c].motion)
+                benchStage<PairTimer>(**gpu, *definition, input, cases[c], pipelineName(c, size), options, report);
+            else
+                benchStage<pipeline::StageTimer>(**gpu, *definition, input, cases[c], pipelineName(c, size), options,
+                                                 report);
         }
     }
 
     write(options, markdown(report), json(report));
-    return 0;
+    const auto failed = std::count_if(report.measurements.begin(), report.measurements.end(),
+                                      [](const Measurement& m) { return m.failed_check; });
+    if (failed > 0)
+        fmt::print(stderr, "framecl-bench: {} measurement(s) failed the check of their output\n", failed);
+    return failed > 0 ? 1 : 0;
 }
 
 } // namespace

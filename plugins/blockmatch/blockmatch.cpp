@@ -10,7 +10,9 @@
 //   border     the previous frame's pixels outside the image, with border_value
 //   variant    global (one work item per block, from global memory), local (a work
 //              group per block searching a window in local memory), packed (local,
-//              four candidates per item with abs_diff on uchar4), or auto (packed)
+//              8 candidates per item compared 4 pixels at a time with abs_diff on
+//              uchar4), tiled (packed's work, the bytes unpacked into registers once
+//              and reused by the 8 candidates), or auto (tiled)
 //
 // The plugin keeps state (include/framecl/plugin.h, framecl_state): the previous frame,
 // and a word saying whether there is one. Each frame is two dispatches: the match, then
@@ -27,8 +29,11 @@ using namespace framecl_plugins;
 
 const char* const metrics[] = {"sad", "ssd", nullptr};
 
-const char* const variants[] = {"auto", "global", "local", "packed", nullptr};
-enum Variant { variant_auto, global, local, packed };
+const char* const variants[] = {"auto", "global", "local", "packed", "tiled", nullptr};
+enum Variant { variant_auto, global, local, packed, tiled };
+// Each variant's kernel, in the order of `variants`; auto is tiled.
+const char* const kernels[] = {"blockmatch_tiled", "blockmatch_global", "blockmatch_local", "blockmatch_packed",
+                               "blockmatch_tiled"};
 
 // The work-group variants' group (MATCH_GROUP in kernels/blockmatch.cl).
 constexpr uint32_t match_group = 64;
@@ -72,7 +77,8 @@ const framecl_param_schema params[param_count] = {
     borderSchema(),
     borderValueSchema(),
     variantSchema("the kernel: global (one work item per block), local (a work group per block, the search "
-                  "window in local memory), packed (local, four candidates per work item on uchar4) or auto",
+                  "window in local memory), packed (local, 8 candidates per work item, 4 pixels at a time on "
+                  "uchar4), tiled (packed's work with the bytes unpacked into registers) or auto",
                   variants),
 };
 
@@ -128,9 +134,7 @@ int plan(const framecl_format* in, const framecl_param_value* values, const fram
     plan->states[1].format = {DRM_FORMAT_R8, 4, 1}; // one uint: 1 once state 0 holds a frame
 
     framecl_dispatch& match = plan->dispatches[0];
-    match.kernel = variant == global  ? "blockmatch_global"
-                   : variant == local ? "blockmatch_local"
-                                      : "blockmatch_packed";
+    match.kernel = kernels[variant];
     match.kernel_file = 0;
     match.dims = 2;
     match.global[0] = blocksAcross(in->width, block);
@@ -150,12 +154,15 @@ int plan(const framecl_format* in, const framecl_param_value* values, const fram
     match.args[10] = uintArg(uint32_t(values[param_border_value].int_value));
     match.arg_count = 11;
     if (variant != global) {
-        // The packed window starts 3 columns further left (kernels/blockmatch.cl).
-        const uint32_t window_width = block + 2 * range + (variant == local ? 0 : 3);
+        // packed and tiled pad the block's rows to whole words and the window to
+        // word-aligned runs of 8 candidates (kernels/blockmatch.cl, WordWindow).
+        const uint32_t words = (block + 3) / 4;
+        const uint32_t pad = 7 + (4 - 2 * range % 4) % 4;
+        const uint32_t window_width = variant == local ? block + 2 * range : 2 * range + pad - 7 + 4 * words + 8;
         match.global[0] *= match_group;
         match.local_hint[0] = match_group;
         match.local_hint[1] = 1;
-        match.args[11] = localArg(block * block);
+        match.args[11] = localArg(variant == local ? block * block : 4 * words * block);
         match.args[12] = localArg(window_width * (block + 2 * range));
         match.arg_count = 13;
     }

@@ -4,14 +4,18 @@
 # frames, and compare_opencv.py --check-only runs OpenCV on the same inputs and fails
 # where an output differs past what docs/filters.md says the two definitions allow.
 # OpenCV is a reference written by others: this checks framecl's semantics (borders,
-# anchors, rounding, the colour matrix, Keys' cubic), not only its kernels against
-# framecl's own CPU references. Usage: compare_opencv_test.sh FRAMECL_BENCH PYTHON SCRIPT
+# anchors, rounding, the colour matrix, Keys' cubic, blockmatch's tie rule), not only its
+# kernels against framecl's own CPU references.
+# Usage: compare_opencv_test.sh FRAMECL_BENCH PYTHON SCRIPT
 set -euo pipefail
 bench=$1 python=$2 script=$3
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # Even sides for NV12; no side a multiple of 4 or 16, so every kernel's edge paths run.
-"$bench" --sizes 138x66 --runs 1 --warmup 0 --no-extra-sizes --filters copy,color,box,sobel,bicubic,convolve \
+# blockmatch runs on a random frame and the same moved (framecl-bench checks the motion
+# itself, and exits 1 where it is wrong), compared here with matchTemplate per block.
+"$bench" --sizes 138x66 --runs 1 --warmup 0 --no-extra-sizes \
+    --filters copy,color,box,sobel,bicubic,convolve,blockmatch \
     --plugin-dir "$FRAMECL_PLUGIN_DIR" --kernel-dir "$FRAMECL_SOURCE_ROOT/kernels" --cache-dir "$work/cache" \
     --dump "$work/frames" --json "$work/bench.json" --markdown "$work/bench.md"
 "$python" "$script" "$work/bench.json" --check-only

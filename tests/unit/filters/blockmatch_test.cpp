@@ -22,7 +22,7 @@ using test::paddedLayout;
 
 namespace {
 
-constexpr const char* variants[] = {"auto", "global", "local", "packed"};
+constexpr const char* variants[] = {"auto", "global", "local", "packed", "tiled"};
 constexpr uint8_t border_value = 77; // every pipeline's; only the constant border uses it
 
 // Rows padded by these many bytes, and planes starting as far into their buffers: input
