@@ -66,7 +66,8 @@ constexpr framecl_param_schema variantSchema(const char* help, const char* const
     };
 }
 
-// Plane `plane` of the stage's input or output frame (three kernel arguments).
+// Plane `plane` of the stage's input or output frame, or the plan's intermediate or
+// state `plane` (three kernel arguments).
 inline framecl_arg planeArg(framecl_arg_kind kind, uint32_t plane)
 {
     framecl_arg arg{};

@@ -103,14 +103,6 @@ int negotiate(const framecl_format* in, const framecl_param_value* values, frame
     return 0;
 }
 
-framecl_arg stateArg(uint32_t index)
-{
-    framecl_arg arg{};
-    arg.kind = FRAMECL_ARG_STATE;
-    arg.index = index;
-    return arg;
-}
-
 framecl_arg localArg(uint32_t bytes)
 {
     framecl_arg arg{};
@@ -141,8 +133,8 @@ int plan(const framecl_format* in, const framecl_param_value* values, const fram
     match.global[1] = blocksAcross(in->height, block);
     match.tileable_axes = FRAMECL_AXIS_Y;
     match.args[0] = planeArg(FRAMECL_ARG_INPUT_PLANE, 0);
-    match.args[1] = stateArg(0);
-    match.args[2] = stateArg(1);
+    match.args[1] = planeArg(FRAMECL_ARG_STATE, 0);
+    match.args[2] = planeArg(FRAMECL_ARG_STATE, 1);
     match.args[3] = planeArg(FRAMECL_ARG_OUTPUT_PLANE, 0);
     match.args[4] = uintArg(in->width);
     match.args[5] = uintArg(in->height);
@@ -175,8 +167,8 @@ int plan(const framecl_format* in, const framecl_param_value* values, const fram
     keep.global[1] = in->height;
     keep.tileable_axes = FRAMECL_AXIS_X | FRAMECL_AXIS_Y;
     keep.args[0] = planeArg(FRAMECL_ARG_INPUT_PLANE, 0);
-    keep.args[1] = stateArg(0);
-    keep.args[2] = stateArg(1);
+    keep.args[1] = planeArg(FRAMECL_ARG_STATE, 0);
+    keep.args[2] = planeArg(FRAMECL_ARG_STATE, 1);
     keep.args[3] = uintArg(in->width);
     keep.args[4] = uintArg(in->height);
     keep.arg_count = 5;
