@@ -114,13 +114,14 @@ __kernel void blockmatch_global(__global const uchar* src, uint src_offset, uint
     writeMatch(dst, dst_offset, dst_stride, bx, by, best, hasPrevious(flag, flag_offset, flag_stride));
 }
 
-// Loads block (bx, by) and its search window into local memory: the block packed in
-// `current` (`block` bytes a row), the previous frame's pixels from (x0 - range - pad,
-// y0 - range) on in `window` (window_width bytes a row, block + 2 range rows).
+// Loads block (bx, by) and its search window into local memory: the block's pixels in
+// `current` (current_stride bytes a row), the previous frame's pixels from
+// (x0 - range - pad, y0 - range) on in `window` (window_width bytes a row, block +
+// 2 range rows).
 void loadWindow(__global const uchar* src, uint src_offset, uint src_stride, __global const uchar* prev,
                 uint prev_offset, uint prev_stride, int width, int height, int x0, int y0, int bw, int bh,
-                int block, int range, int pad, int window_width, uint border, uint border_value,
-                __local uchar* current, __local uchar* window)
+                int block, int range, int pad, int window_width, int current_stride, uint border,
+                uint border_value, __local uchar* current, __local uchar* window)
 {
     const int item = get_local_id(0);
     const int window_height = block + 2 * range;
@@ -131,7 +132,7 @@ void loadWindow(__global const uchar* src, uint src_offset, uint src_stride, __g
     }
     for (int i = item; i < bw * bh; i += MATCH_GROUP) {
         const int y = i / bw, x = i - y * bw;
-        current[y * block + x] = src[src_offset + (y0 + y) * src_stride + x0 + x];
+        current[y * current_stride + x] = src[src_offset + (y0 + y) * src_stride + x0 + x];
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 }
@@ -166,7 +167,7 @@ blockmatch_local(__global const uchar* src, uint src_offset, uint src_stride, __
     const int bw = min((int)block, (int)width - x0), bh = min((int)block, (int)height - y0);
     const int window_width = block + 2 * range;
     loadWindow(src, src_offset, src_stride, prev, prev_offset, prev_stride, width, height, x0, y0, bw, bh, block,
-               range, 0, window_width, border, border_value, current, window);
+               range, 0, window_width, block, border, border_value, current, window);
 
     const int side = 2 * range + 1;
     ulong best = ULONG_MAX;
@@ -212,7 +213,7 @@ uint bytesAt(uint lo, uint hi, uint s)
 // item's run j of 8 dx): the window starts `pad` columns left of the search (7 to 10,
 // so that base is a multiple of 4), and the 4 pixels of word g of a block row then meet
 // bytes 7 - k on of window words base / 4 + g, + 1 and + 2. The block's rows are padded
-// to whole words.
+// to whole words, whose bytes past the block's width are never counted.
 struct WordWindow {
     int words; // per block row
     int base0; // base of run 0
@@ -227,26 +228,6 @@ struct WordWindow wordWindow(int block, int range)
     window.base0 = 2 * range + pad - 7;
     window.width = window.base0 + 4 * window.words + 8;
     return window;
-}
-
-// Loads the block and its word-aligned window (as loadWindow does the others').
-void loadWordWindow(__global const uchar* src, uint src_offset, uint src_stride, __global const uchar* prev,
-                    uint prev_offset, uint prev_stride, int width, int height, int x0, int y0, int bw, int bh,
-                    int block, int range, struct WordWindow layout, uint border, uint border_value,
-                    __local uchar* current, __local uchar* window)
-{
-    const int item = get_local_id(0);
-    const int pad = layout.base0 + 7 - 2 * range;
-    for (int i = item; i < layout.width * (block + 2 * range); i += MATCH_GROUP) {
-        const int wy = i / layout.width, wx = i - wy * layout.width;
-        window[i] = (uchar)previousPixel(prev, prev_offset, prev_stride, x0 - range - pad + wx, y0 - range + wy,
-                                         width, height, border, border_value);
-    }
-    for (int i = item; i < 4 * layout.words * bh; i += MATCH_GROUP) {
-        const int y = i / (4 * layout.words), x = i - y * 4 * layout.words;
-        current[i] = x < bw ? src[src_offset + (y0 + y) * src_stride + x0 + x] : 0;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
 }
 
 // The guide's packed SAD: adds block row `c`'s pixels against window row `w` to the
@@ -353,8 +334,9 @@ void wordSearch(__global const uchar* src, uint src_offset, uint src_stride, __g
     const int x0 = bx * block, y0 = by * block;
     const int bw = min((int)block, (int)width - x0), bh = min((int)block, (int)height - y0);
     const struct WordWindow layout = wordWindow(block, range);
-    loadWordWindow(src, src_offset, src_stride, prev, prev_offset, prev_stride, width, height, x0, y0, bw, bh,
-                   block, range, layout, border, border_value, current, window);
+    loadWindow(src, src_offset, src_stride, prev, prev_offset, prev_stride, width, height, x0, y0, bw, bh, block,
+               range, layout.base0 + 7 - 2 * range, layout.width, 4 * layout.words, border, border_value, current,
+               window);
     __local const uint* window_words = (__local const uint*)window;
     __local const uint* block_words = (__local const uint*)current;
 
