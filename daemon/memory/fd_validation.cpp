@@ -17,6 +17,8 @@
 
 #include <fmt/format.h>
 
+#include "base/utf8_text.hpp"
+
 namespace framecl::memory {
 namespace {
 
@@ -75,12 +77,13 @@ std::string planeOffsetsText(const framecl_frame_layout& layout)
 }
 
 // What /proc says the fd is ("/dev/null", "socket:[123]", "/memfd:camera (deleted)"),
-// or "" where /proc cannot tell.
+// or "" where /proc cannot tell. A file's name is the client's choice: escaped, as it
+// goes into log lines and replies.
 std::string fdLinkText(int fd)
 {
     std::error_code error;
     const auto target = std::filesystem::read_symlink("/proc/self/fd/" + std::to_string(fd), error);
-    return error ? std::string() : target.string();
+    return error ? std::string() : escapeText(target.string());
 }
 
 // "a pipe", "a character device (/dev/zero)": for the message that refuses the fd.

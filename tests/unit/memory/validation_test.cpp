@@ -87,6 +87,19 @@ TEST_CASE("a regular file is refused as a regular file, named")
     CHECK(contains(message, "is a regular file (" + path.string() + "), not a dma-buf or memfd"));
 }
 
+TEST_CASE("a file's name, the client's choice, is escaped in the refusal: no forged log line, no broken UTF-8")
+{
+    test::TempDir dir;
+    const std::string name = "frame\n[2026-11-27 00:00:00.000] [ipc] [critical] forged\xff\\x41";
+    const auto path = dir.write(name, std::string(nv12_vga_bytes, '\0'));
+    const UniqueFd fd(open(path.c_str(), O_RDWR | O_CLOEXEC));
+    REQUIRE(fd.valid());
+    const std::string message = refusal(fd.get());
+    CHECK(contains(message, "frame\\x0a[2026-11-27 00:00:00.000] [ipc] [critical] forged\\xff\\x5cx41), not a dma-buf"));
+    CHECK(message.find('\n') == std::string::npos);
+    CHECK(message.find('\xff') == std::string::npos);
+}
+
 TEST_CASE("a file on tmpfs is refused as a regular file though it answers F_GET_SEALS")
 {
     struct statfs fs {};
