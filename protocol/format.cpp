@@ -3,6 +3,8 @@
 
 #include <strings.h>
 
+#include "plane_rows.hpp"
+
 namespace {
 
 struct FormatInfo {
@@ -107,3 +109,12 @@ uint64_t framecl_layout_end(const framecl_frame_layout* layout)
 }
 
 } // extern "C"
+
+framecl::protocol::PlaneRows framecl::protocol::planeRows(const framecl_frame_layout& layout, uint32_t plane)
+{
+    const FormatInfo* format = find(layout.fourcc);
+    if (!format || plane >= format->planes)
+        return {};
+    return {layout.planes[plane].offset, layout.planes[plane].stride,
+            uint64_t(layout.width) * format->bytes_per_pixel[plane], ::planeRows(*format, plane, layout.height)};
+}

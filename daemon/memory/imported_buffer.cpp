@@ -20,6 +20,7 @@
 #include "base/log.hpp"
 #include "gpu/cl_error.hpp"
 #include "gpu/vendor_extensions.hpp"
+#include "plane_rows.hpp"
 
 namespace framecl::memory {
 namespace {
@@ -207,40 +208,43 @@ ImportedBuffer::~ImportedBuffer()
     unmapWhole(mapping_, info_.size);
 }
 
-// The bytes from the first plane's start to the layout's end: one copy each way, no
-// more than the frame (a layout's planes follow one another).
-std::pair<uint64_t, uint64_t> ImportedBuffer::layoutSpan() const
+// Each plane's rows and nothing else, between the client's mapping and the device
+// buffer at the same offsets: the padding after each row and between the planes is the
+// client's (a frame may be a sub-rectangle of a larger canvas), and the device buffer's
+// bytes there were never written. The last copy's event: the queue is in order.
+Result<std::optional<cl::Event>> ImportedBuffer::enqueuePlaneCopies(const cl::CommandQueue& queue,
+                                                                    CopyDirection direction) const
 {
-    uint64_t start = layout_.planes[0].offset;
-    for (uint32_t p = 1; p < layout_.num_planes; ++p)
-        start = std::min<uint64_t>(start, layout_.planes[p].offset);
-    return {start, framecl_layout_end(&layout_) - start};
+    if (path_ != ImportPath::HostCopy)
+        return std::nullopt;
+    cl_event last = nullptr;
+    for (uint32_t p = 0; p < layout_.num_planes; ++p) {
+        const protocol::PlaneRows plane = protocol::planeRows(layout_, p);
+        const size_t origin[3] = {size_t(plane.offset), 0, 0};
+        const size_t region[3] = {size_t(plane.row_bytes), size_t(plane.rows), 1};
+        cl_event* event = p + 1 == layout_.num_planes ? &last : nullptr;
+        const cl_int err =
+            direction == CopyDirection::ToDevice
+                ? clEnqueueWriteBufferRect(queue(), mem_(), CL_FALSE, origin, origin, region, plane.stride, 0,
+                                           plane.stride, 0, mapping_, 0, nullptr, event)
+                : clEnqueueReadBufferRect(queue(), mem_(), CL_FALSE, origin, origin, region, plane.stride, 0,
+                                          plane.stride, 0, mapping_, 0, nullptr, event);
+        if (err != CL_SUCCESS)
+            return fail(direction == CopyDirection::ToDevice
+                            ? gpu::clFailure("clEnqueueWriteBufferRect", err, "the input's copy to the device")
+                            : gpu::clFailure("clEnqueueReadBufferRect", err, "the output's copy to the client"));
+    }
+    return cl::Event(last); // takes the reference the enqueue returned
 }
 
 Result<std::optional<cl::Event>> ImportedBuffer::enqueueUpload(const cl::CommandQueue& queue) const
 {
-    if (path_ != ImportPath::HostCopy)
-        return std::nullopt;
-    const auto [offset, bytes] = layoutSpan();
-    cl_event event = nullptr;
-    const cl_int err = clEnqueueWriteBuffer(queue(), mem_(), CL_FALSE, offset, bytes,
-                                            static_cast<const char*>(mapping_) + offset, 0, nullptr, &event);
-    if (err != CL_SUCCESS)
-        return fail(gpu::clFailure("clEnqueueWriteBuffer", err, "the input's copy to the device"));
-    return cl::Event(event);
+    return enqueuePlaneCopies(queue, CopyDirection::ToDevice);
 }
 
 Result<std::optional<cl::Event>> ImportedBuffer::enqueueDownload(const cl::CommandQueue& queue) const
 {
-    if (path_ != ImportPath::HostCopy)
-        return std::nullopt;
-    const auto [offset, bytes] = layoutSpan();
-    cl_event event = nullptr;
-    const cl_int err = clEnqueueReadBuffer(queue(), mem_(), CL_FALSE, offset, bytes,
-                                           static_cast<char*>(mapping_) + offset, 0, nullptr, &event);
-    if (err != CL_SUCCESS)
-        return fail(gpu::clFailure("clEnqueueReadBuffer", err, "the output's copy to the client"));
-    return cl::Event(event);
+    return enqueuePlaneCopies(queue, CopyDirection::ToClient);
 }
 
 Result<std::optional<cl::Event>> ImportedBuffer::enqueueAcquire(const cl::CommandQueue& queue) const

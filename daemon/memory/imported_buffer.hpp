@@ -62,9 +62,10 @@ public:
     // count): two per use of a dma-buf the runtime reaches through our mapping.
     uint64_t cpuSyncs() const { return cpu_syncs_; }
 
-    // With host-copy, enqueue the copy of the layout's bytes from the client's mapping
+    // With host-copy, enqueue the copy of each plane's rows from the client's mapping
     // into the device buffer (before a frame reads it), or from the device buffer into
-    // the mapping (after a frame wrote it), and return its event; with every other path
+    // the mapping (after a frame wrote it), and return the last one's event; the bytes
+    // between the rows are never copied. With every other path
     // the device works in the client's memory and nothing is enqueued (no event).
     // Both are non-blocking: the mapping must stay untouched until the event completes.
     Result<std::optional<cl::Event>> enqueueUpload(const cl::CommandQueue& queue) const;
@@ -89,7 +90,8 @@ private:
     friend Result<std::shared_ptr<ImportedBuffer>> importBuffer(const gpu::GpuContext&, UniqueFd,
                                                                 const framecl_frame_layout&, uint64_t);
     ImportedBuffer() = default;
-    std::pair<uint64_t, uint64_t> layoutSpan() const; // offset and bytes a copy moves
+    enum class CopyDirection { ToDevice, ToClient };
+    Result<std::optional<cl::Event>> enqueuePlaneCopies(const cl::CommandQueue& queue, CopyDirection direction) const;
     // An acquire or a release (the two entry points share their signature).
     Result<std::optional<cl::Event>> enqueueHandOff(clEnqueueAcquireExternalMemObjectsKHR_fn enqueue, const char* call,
                                                     const cl::CommandQueue& queue) const;
