@@ -125,11 +125,21 @@ int ServiceLoop::run(const std::function<std::string()>& reload)
         }
         for (int i = 0; i < count && !stopping_; ++i) {
             // Looked up per event: an earlier handler of this batch may have unwatched it.
-            auto it = handlers_.find(events[i].data.fd);
+            const int fd = events[i].data.fd;
+            auto it = handlers_.find(fd);
             if (it == handlers_.end())
                 continue;
             const auto handler = it->second; // keeps it alive if it unwatches itself
-            (*handler)();
+            // A handler that throws fails the request it was handling, not the loop and
+            // every other client with it (docs/architecture.md, "Errors, logs and
+            // ownership").
+            try {
+                (*handler)();
+            } catch (const std::exception& e) {
+                log::get("service")->error("the handler of fd {} failed: {}; serving on", fd, e.what());
+            } catch (...) {
+                log::get("service")->error("the handler of fd {} failed with an unknown exception; serving on", fd);
+            }
         }
     }
     unwatch(signal_fd_.get());
