@@ -7,17 +7,21 @@
 namespace framecl::pipeline {
 namespace {
 
-// `hand_off` (ImportedBuffer::enqueueAcquire or enqueueRelease) for both buffers, in
-// order; the last one's event, if any was needed.
-using HandOff = Result<std::optional<cl::Event>> (memory::ImportedBuffer::*)(const cl::CommandQueue&) const;
-Result<std::optional<cl::Event>> enqueueForBoth(HandOff hand_off, const memory::ImportedBuffer& in,
-                                                const memory::ImportedBuffer& out, const cl::CommandQueue& queue)
+// Acquires (khr-dmabuf) whichever of the frame's buffers it has not acquired yet, or
+// releases whichever it holds, in order, noting each as it is enqueued; the last one's
+// event, if any was needed. On an error the flags say what is still held.
+Result<std::optional<cl::Event>> handOffBoth(bool acquire, const memory::ImportedBuffer& in,
+                                             const memory::ImportedBuffer& out, ClientFrame& frame,
+                                             const cl::CommandQueue& queue)
 {
     std::optional<cl::Event> last;
-    for (const memory::ImportedBuffer* buffer : {&in, &out}) {
-        auto handed = (buffer->*hand_off)(queue);
+    for (auto [buffer, held] : {std::pair{&in, &frame.input_acquired}, std::pair{&out, &frame.output_acquired}}) {
+        if (*held == acquire)
+            continue;
+        auto handed = acquire ? buffer->enqueueAcquire(queue) : buffer->enqueueRelease(queue);
         if (!handed)
             return tl::unexpected(handed.error());
+        *held = acquire;
         if (*handed)
             last = std::move(*handed);
     }
@@ -32,7 +36,9 @@ Result<ClientFrame> beginClientFrame(Session& session, const memory::ImportedBuf
     auto frame = session.begin({in.mem(), &in.layout()}, {out.mem(), &out.layout()});
     if (!frame)
         return tl::unexpected(frame.error());
-    return ClientFrame{std::move(*frame), false, {}};
+    ClientFrame begun;
+    begun.frame = std::move(*frame);
+    return begun;
 }
 
 Result<cl::Event> enqueueClientPart(Session& session, const memory::ImportedBuffer& in,
@@ -46,12 +52,13 @@ Result<cl::Event> enqueueClientPart(Session& session, const memory::ImportedBuff
     if (!session.hasLane(lane))
         return fail(fmt::format("a part on lane {}, which is not the session's", lane));
     const cl::CommandQueue& queue = session.laneQueue(lane);
-    if (!frame.buffers_acquired) {
-        auto acquired = enqueueForBoth(&memory::ImportedBuffer::enqueueAcquire, in, out, queue);
+    if (!frame.prepared) {
+        frame.frame.last_lane = lane; // where an abandoned frame's end goes, should this fail
+        auto acquired = handOffBoth(true, in, out, frame, queue);
         if (!acquired)
             return tl::unexpected(acquired.error());
         std::optional<cl::Event> prepared = std::move(*acquired);
-        frame.buffers_acquired = true;
+        frame.prepared = true;
         auto upload = in.enqueueUpload(queue);
         if (!upload)
             return tl::unexpected(upload.error());
@@ -68,7 +75,7 @@ Result<cl::Event> enqueueClientPart(Session& session, const memory::ImportedBuff
     auto last = out.enqueueDownload(queue);
     if (!last)
         return tl::unexpected(last.error());
-    auto released = enqueueForBoth(&memory::ImportedBuffer::enqueueRelease, in, out, queue);
+    auto released = handOffBoth(false, in, out, frame, queue);
     if (!released)
         return tl::unexpected(released.error());
     frame.done = *released ? std::move(**released) : *last ? std::move(**last) : *part;
@@ -78,14 +85,14 @@ Result<cl::Event> enqueueClientPart(Session& session, const memory::ImportedBuff
 Result<std::optional<cl::Event>> abandonClientFrame(const Session& session, const memory::ImportedBuffer& in,
                                                     const memory::ImportedBuffer& out, ClientFrame& frame)
 {
-    if (!frame.buffers_acquired)
-        return std::nullopt;
+    if (!frame.prepared && !frame.input_acquired && !frame.output_acquired)
+        return std::nullopt; // nothing of it was enqueued
     // On the lane of its last work, after the work of the others.
     const uint32_t lane = frame.frame.last_lane;
     const cl::CommandQueue& queue = session.laneQueue(lane);
     if (auto joined = session.joinLanes(frame.frame, lane); !joined)
         return tl::unexpected(joined.error());
-    if (auto released = enqueueForBoth(&memory::ImportedBuffer::enqueueRelease, in, out, queue); !released)
+    if (auto released = handOffBoth(false, in, out, frame, queue); !released)
         return tl::unexpected(released.error());
     cl_event marker = nullptr;
     if (const cl_int err = clEnqueueMarkerWithWaitList(queue(), 0, nullptr, &marker); err != CL_SUCCESS)

@@ -14,7 +14,11 @@ namespace framecl::pipeline {
 
 struct ClientFrame {
     EnqueuedFrame frame;
-    bool buffers_acquired = false; // the acquire and upload are enqueued
+    bool prepared = false; // the acquires and the upload are enqueued
+    // Acquired (khr-dmabuf) and not yet released, each on its own: a failure between the
+    // two acquires or the two releases leaves exactly one to release.
+    bool input_acquired = false;
+    bool output_acquired = false;
     cl::Event done; // once the last part is enqueued: completes last (a release, the output's copy back, or the last dispatch)
 };
 

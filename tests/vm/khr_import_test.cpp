@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,8 @@ struct Logged {
 
 struct KhrExternalMemory {
     static inline std::vector<Logged> log;
+    // The next acquire or release of this buffer fails (a driver out of resources), once.
+    static inline std::optional<Logged> fail_once;
     static inline std::vector<std::pair<void*, size_t>> mappings;
     static inline clEnqueueCommandBufferKHR_fn enqueue_command_buffer = nullptr;
 
@@ -61,6 +64,10 @@ struct KhrExternalMemory {
     static cl_int marker(const char* call, cl_command_queue queue, cl_uint count, const cl_mem* mems,
                          cl_uint waits, const cl_event* wait_list, cl_event* event)
     {
+        if (fail_once && count > 0 && fail_once == Logged{call, mems[0]}) {
+            fail_once.reset();
+            return CL_OUT_OF_RESOURCES;
+        }
         for (cl_uint i = 0; i < count; ++i)
             log.push_back({call, mems[i]});
         return clEnqueueMarkerWithWaitList(queue, waits, wait_list, event);
@@ -105,7 +112,8 @@ std::unique_ptr<gpu::GpuContext> openEmulatedKhrDevice()
 
 } // namespace
 
-TEST_CASE("khr-dmabuf: each frame acquires its buffers before its commands and releases them after")
+TEST_CASE("khr-dmabuf: each frame acquires its buffers before its commands and releases them after, each once "
+          "whatever fails")
 {
     auto gpu = openEmulatedKhrDevice();
     test::TempDir dir;
@@ -161,6 +169,36 @@ TEST_CASE("khr-dmabuf: each frame acquires its buffers before its commands and r
             REQUIRE(enqueued->done.getInfo(CL_EVENT_COMMAND_TYPE, &type) == CL_SUCCESS);
             CHECK(type == CL_COMMAND_MARKER);
         }
+
+        // The output's acquire fails after the input's: the abandoned frame releases the
+        // input, which would otherwise stay acquired for ever.
+        KhrExternalMemory::log.clear();
+        KhrExternalMemory::fail_once = Logged{"acquire", out->mem()};
+        auto frame = pipeline::beginClientFrame(**session, *in, *out);
+        REQUIRE(frame.has_value());
+        CHECK_FALSE(pipeline::enqueueClientPart(**session, *in, *out, *frame, (*session)->lanes().front()));
+        auto end = pipeline::abandonClientFrame(**session, *in, *out, *frame);
+        REQUIRE_MESSAGE(end.has_value(), (end ? "" : end.error().message));
+        REQUIRE(end->has_value());
+        REQUIRE((**end).wait() == CL_SUCCESS);
+        CHECK(KhrExternalMemory::log == std::vector<Logged>{{"acquire", in->mem()}, {"release", in->mem()}});
+
+        // The output's release fails after the input's: the abandoned frame releases the
+        // output alone, not the input a second time.
+        KhrExternalMemory::log.clear();
+        KhrExternalMemory::fail_once = Logged{"release", out->mem()};
+        frame = pipeline::beginClientFrame(**session, *in, *out);
+        REQUIRE(frame.has_value());
+        CHECK_FALSE(pipeline::enqueueClientPart(**session, *in, *out, *frame, (*session)->lanes().front()));
+        end = pipeline::abandonClientFrame(**session, *in, *out, *frame);
+        REQUIRE_MESSAGE(end.has_value(), (end ? "" : end.error().message));
+        REQUIRE(end->has_value());
+        REQUIRE((**end).wait() == CL_SUCCESS);
+        CHECK(KhrExternalMemory::log == std::vector<Logged>{{"acquire", in->mem()},
+                                                            {"acquire", out->mem()},
+                                                            {"frame", nullptr},
+                                                            {"release", in->mem()},
+                                                            {"release", out->mem()}});
     } // the buffers and session go before the emulation's mappings
     REQUIRE(framecl_begin_cpu_access(out_fd.get(), FRAMECL_CPU_READ) == 0);
     CHECK(std::memcmp(out_bytes, pixels.data(), bytes) == 0);
