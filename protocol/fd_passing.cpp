@@ -78,8 +78,16 @@ Result<Packet> receivePacket(int socket)
 
     if (message.msg_flags & MSG_TRUNC)
         return fail(fmt::format("packet longer than {} bytes", max_packet_bytes));
-    if (message.msg_flags & MSG_CTRUNC)
-        return fail(fmt::format("more than {} fds in one packet", max_fds_per_packet));
+    if (message.msg_flags & MSG_CTRUNC) {
+        // The kernel sets it both when the control buffer had no room for every fd and
+        // when it could not install one in this process's table (scm_detach_fds): a
+        // buffer left with room means the latter.
+        packet.fds_lost = packet.fds.size() < max_fds_per_packet
+                              ? "no file descriptor left: framecld is at its RLIMIT_NOFILE, and the fds sent with "
+                                "this packet did not arrive (see limits.max_clients and LimitNOFILE=)"
+                              : fmt::format("more than {} fds in one packet", max_fds_per_packet);
+        packet.fds.clear();
+    }
     if (received == 0 && packet.fds.empty()) {
         packet.closed = true;
         return packet;

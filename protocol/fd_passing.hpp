@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "base/result.hpp"
@@ -23,11 +24,14 @@ struct Packet {
     std::vector<UniqueFd> fds;  // owned: closed unless the receiver keeps them
     bool closed = false;        // the peer closed the connection
     bool none = false;          // nothing to read yet (EAGAIN on a non-blocking socket)
+    // Why not every fd sent with the packet arrived (more than max_fds_per_packet, or
+    // none left under RLIMIT_NOFILE); the message itself is whole, and `fds` is empty.
+    std::string fds_lost;
 };
 
-// Receives one packet. Fds arrive close-on-exec. A packet cut short (longer than
-// max_packet_bytes, or with more fds than max_fds_per_packet) is an error, and every
-// fd that did arrive is closed.
+// Receives one packet. Fds arrive close-on-exec. A message longer than max_packet_bytes
+// is an error, and every fd that did arrive is closed; a packet whose fds did not all
+// arrive is returned with `fds_lost`, so that the receiver refuses that message alone.
 Result<Packet> receivePacket(int socket);
 
 } // namespace framecl::protocol

@@ -63,11 +63,13 @@ void Server::acceptBufferConnection()
         ucred peer{};
         socklen_t length = sizeof peer;
         if (getsockopt(connection.get(), SOL_SOCKET, SO_PEERCRED, &peer, &length) != 0) {
-            logger->warn("buffer socket: cannot read the peer's credentials; connection closed");
+            unauthenticated_events_.note("buffer socket: connections closed whose peer's credentials could not be read",
+                                         "buffer socket: cannot read the peer's credentials; connection closed");
             continue;
         }
         if (auto allowed = access_.check(peer); !allowed) {
-            logger->warn("buffer socket: refused {}", allowed.error().message);
+            unauthenticated_events_.note("buffer socket: connections refused by daemon.allowed_users and allowed_groups",
+                                         fmt::format("buffer socket: refused {}", allowed.error().message));
             refuseBufferConnection(connection.get(), "refused: " + allowed.error().message);
             continue;
         }
@@ -80,8 +82,11 @@ void Server::acceptBufferConnection()
                                                  [](const auto& a, const auto& b) {
                                                      return a.second.accepted < b.second.accepted;
                                                  });
-            logger->warn("buffer socket: closed a connection that sent no RegisterBuffers: {} were waiting",
-                         unbound_connections_.size());
+            unauthenticated_events_.note("buffer socket: connections closed for sending no RegisterBuffers while "
+                                         "others waited",
+                                         fmt::format("buffer socket: closed a connection that sent no RegisterBuffers: "
+                                                     "{} were waiting",
+                                                     unbound_connections_.size()));
             refuseBufferConnection(oldest->first,
                                    fmt::format("closed: it sent no RegisterBuffers while {} connections waited "
                                                "(limits.max_clients)",
@@ -146,7 +151,8 @@ void Server::onBufferPacket(int fd)
         return;
     }
     if (!packet) {
-        log::get("ipc")->warn("buffer socket: {}; connection closed", packet.error().message);
+        unauthenticated_events_.note("buffer socket: connections closed for a packet framecld cannot read",
+                                     fmt::format("buffer socket: {}; connection closed", packet.error().message));
         closeBufferConnection(fd);
         return;
     }
@@ -166,7 +172,7 @@ void Server::onBufferPacket(int fd)
         refuseBufferConnection(fd, "the buffer socket takes RegisterBuffers messages with a token, and Submits");
         return; // the fds in the packet close with it
     }
-    if (auto valid = checkClientText(request->token()->string_view(), "RegisterBuffers.token", max_client_string_bytes);
+    if (auto valid = checkClientText(request->token()->string_view(), "RegisterBuffers.token", max_token_bytes);
         !valid) {
         refuseBufferConnection(fd, valid.error().message);
         return;
@@ -175,39 +181,66 @@ void Server::onBufferPacket(int fd)
     // The first RegisterBuffers binds the connection to the client its token names.
     ClientState* client = clientByConnection(fd);
     if (!client) {
-        client = clientByToken(request->token()->str());
-        if (!client || client->buffer_connection.valid()) {
-            refuseBufferConnection(fd, client ? "this client's buffer socket is already connected"
-                                              : "unknown token: say Hello on the ZeroMQ socket first");
+        client = bindClient(fd, request->token()->string_view());
+        if (!client)
             return;
-        }
-        ucred peer{};
-        socklen_t length = sizeof peer;
-        getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &length);
-        client->peer = peer;
-        assignClass(*client); // a class may match its uid or gid
-        client->buffer_connection = std::move(unbound_connections_.at(fd).connection);
-        unbound_connections_.erase(fd);
     } else if (client->token != request->token()->str()) {
         refuseBufferConnection(fd, "a connection's RegisterBuffers must all carry the token it was bound with");
         return;
     }
-    client->last_seen = std::chrono::steady_clock::now();
     const log::ScopedFields about({client->name, {}, {}});
 
     flatbuffers::FlatBufferBuilder reply;
-    registerBuffers(*client, *request, packet->fds, reply);
+    registerBuffers(*client, *request, packet->fds, packet->fds_lost, reply);
     if (auto sent = protocol::sendPacket(fd, {reply.GetBufferPointer(), reply.GetSize()}); !sent)
         log::get("ipc")->debug("buffer socket: reply not sent: {}", sent.error().message);
 }
 
+ClientState* Server::bindClient(int fd, std::string_view token)
+{
+    const auto now = std::chrono::steady_clock::now();
+    auto claims = tokens_.verify(token, now, token_lifetime);
+    std::string refusal;
+    if (!claims)
+        refusal = claims.error().message;
+    else if (clients_.count(std::string(token)) || clientByIdentity(claims->identity))
+        refusal = "this client's buffer socket is already connected";
+    else if (spent_tokens_.count(std::string(token)))
+        refusal = "this Welcome's token was used already: say Hello again";
+    else if (clients_.size() >= config_.limits.max_clients)
+        refusal = fmt::format("framecld serves limits.max_clients = {} clients already", config_.limits.max_clients);
+    if (!refusal.empty()) {
+        refuseBufferConnection(fd, refusal);
+        closeBufferConnection(fd);
+        return nullptr;
+    }
+    ClientState client;
+    client.id = next_client_id_++;
+    client.token = std::string(token);
+    client.identity = std::move(claims->identity);
+    client.name = std::move(claims->name);
+    ucred peer{};
+    socklen_t length = sizeof peer;
+    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &length);
+    client.peer = peer;
+    assignClass(client); // by its name, uid or gid
+    client.buffer_connection = std::move(unbound_connections_.at(fd).connection);
+    unbound_connections_.erase(fd);
+    spent_tokens_.emplace(client.token, claims->issued);
+    const log::ScopedFields about({client.name, {}, {}});
+    log::get("ipc")->info("client '{}' connected ({} clients){}", client.name, clients_.size() + 1,
+                          client.client_class.empty() ? "" : fmt::format(", class '{}'", client.client_class));
+    return &clients_.emplace(client.token, std::move(client)).first->second;
+}
+
 void Server::registerBuffers(ClientState& client, const wire::RegisterBuffers& request, std::vector<UniqueFd>& fds,
-                             flatbuffers::FlatBufferBuilder& reply)
+                             const std::string& fds_lost, flatbuffers::FlatBufferBuilder& reply)
 {
     auto logger = log::get("ipc");
     const auto* registrations = request.buffers();
     const size_t count = registrations ? registrations->size() : 0;
     std::vector<flatbuffers::Offset<wire::BufferResult>> results;
+    retireUnused(client);
 
     const auto refuse = [&](uint32_t id, const std::string& error) {
         logger->info("client '{}': buffer {} refused: {}", client.name, id, error);
@@ -217,6 +250,10 @@ void Server::registerBuffers(ClientState& client, const wire::RegisterBuffers& r
     for (size_t i = 0; i < count; ++i) {
         const auto* registration = registrations->Get(i);
         const uint32_t id = registration->id();
+        if (!fds_lost.empty()) {
+            refuse(id, fds_lost);
+            continue;
+        }
         if (fds.size() != count) {
             refuse(id, fmt::format("the packet carried {} fds for {} buffers", fds.size(), count));
             continue;

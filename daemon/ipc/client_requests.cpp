@@ -116,6 +116,7 @@ void Server::onOpenSession(ClientState& client, const wire::OpenSession& request
     options.max_frame_pixels = config_.limits.max_frame_pixels;
     options.kernel_budget_ns = uint64_t(config_.gpu.kernel_budget_ms * 1e6);
     options.priority_lane = client.priority_lane;
+    retireUnused(client);
     const uint64_t held = client.buffer_bytes + client.session_bytes;
     if (held >= config_.limits.max_bytes_per_client) {
         sendError(client.identity, request_id,
@@ -125,8 +126,27 @@ void Server::onOpenSession(ClientState& client, const wire::OpenSession& request
         return;
     }
     options.max_device_bytes = config_.limits.max_bytes_per_client - held;
+    // The preparer's queue is bounded per user and overall, so that no user's clients
+    // keep another's sessions waiting behind theirs for long.
+    const uid_t uid = client.peer ? client.peer->uid : 0;
+    const auto of_user = size_t(std::count_if(opening_.begin(), opening_.end(),
+                                              [&](const auto& opening) { return opening.second.uid == uid; }));
+    if (of_user >= config_.limits.max_sessions_per_client) {
+        sendError(client.identity, request_id,
+                  fmt::format("pipeline '{}': user {} has {} sessions being opened already "
+                              "(limits.max_sessions_per_client): ask again once one is open",
+                              name, uid, of_user));
+        return;
+    }
+    if (opening_.size() >= size_t(config_.limits.max_clients) * config_.limits.max_sessions_per_client) {
+        sendError(client.identity, request_id,
+                  fmt::format("pipeline '{}': {} sessions are being opened already (limits.max_clients x "
+                              "limits.max_sessions_per_client): ask again once one is open",
+                              name, opening_.size()));
+        return;
+    }
     const uint64_t ticket = next_ticket_++;
-    opening_.emplace(ticket, OpeningSession{client.token, request_id, name, request.backpressure(),
+    opening_.emplace(ticket, OpeningSession{client.token, uid, request_id, name, request.backpressure(),
                                             request.deadline_us()});
     ++client.sessions_opening;
     preparer_.prepare({ticket, std::move(definition), shape, std::move(options), tuner_, {client.name, {}, name}});
@@ -176,6 +196,7 @@ void Server::onSessionsPrepared()
             continue;
         }
         // Its buffers may have grown while the session was opened.
+        retireUnused(*client);
         if (client->buffer_bytes + client->session_bytes + (*session)->deviceBytes() >
             config_.limits.max_bytes_per_client) {
             sendError(client->identity, opening.request_id,
@@ -226,8 +247,9 @@ void Server::onCloseSession(ClientState& client, const wire::CloseSession& reque
         sendError(client.identity, request.request_id(), fmt::format("no session {}", request.session()));
         return;
     }
-    client.session_bytes -= found->second.session->deviceBytes();
+    client.retired_sessions.push_back(std::move(found->second.session)); // its frames in flight still use it
     client.sessions.erase(found);
+    retireUnused(client);
     sendAck(client.identity, request.request_id());
 }
 
@@ -241,15 +263,32 @@ void Server::onReleaseBuffers(ClientState& client, const wire::ReleaseBuffers& r
                 unknown.push_back(id);
                 continue;
             }
-            client.buffer_bytes -= it->second->size();
-            client.buffers.erase(it); // a frame in flight keeps its own reference
+            client.retired_buffers.push_back(std::move(it->second)); // a frame in flight keeps its own reference
+            client.buffers.erase(it);
         }
     }
+    retireUnused(client);
     if (!unknown.empty()) {
         sendError(client.identity, request.request_id(), fmt::format("no buffer {}", fmt::join(unknown, ", ")));
         return;
     }
     sendAck(client.identity, request.request_id());
+}
+
+void Server::retireUnused(ClientState& client)
+{
+    std::erase_if(client.retired_buffers, [&](const std::shared_ptr<memory::ImportedBuffer>& buffer) {
+        if (buffer.use_count() > 1)
+            return false;
+        client.buffer_bytes -= buffer->size();
+        return true;
+    });
+    std::erase_if(client.retired_sessions, [&](const std::shared_ptr<pipeline::Session>& session) {
+        if (session.use_count() > 1)
+            return false;
+        client.session_bytes -= session->deviceBytes();
+        return true;
+    });
 }
 
 void Server::onStats(ClientState& client, const wire::StatsRequest& request)

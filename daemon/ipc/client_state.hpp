@@ -1,12 +1,12 @@
 #pragma once
 // What framecld holds for one connected client.
 
-#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <sys/socket.h>
 
@@ -34,6 +34,10 @@ struct SessionState {
     SessionCounters counters;
     FrameMetrics metrics;
     uint32_t in_flight = 0; // accepted and not yet done: waiting or on the GPU
+    // The places (HeldSubmit::arrival) of frames that did not run, whose next frame has
+    // not begun yet: that frame begins with the state zeroed (plugin.h, framecl_state).
+    std::vector<uint64_t> skipped;
+    uint64_t last_begun = 0; // the place of the newest frame that began
 };
 
 // A Submit of a `block` session that came while its client was at its limit: it is
@@ -44,6 +48,7 @@ struct HeldSubmit {
     uint32_t output_buffer;
     uint64_t sequence;
     uint64_t queued_ns;
+    uint64_t arrival; // its place among every Submit the daemon received, in order
 };
 
 struct ClientState {
@@ -61,6 +66,11 @@ struct ClientState {
     std::map<uint32_t, std::shared_ptr<memory::ImportedBuffer>> buffers;
     uint64_t buffer_bytes = 0;  // of its buffers; with session_bytes, within limits.max_bytes_per_client
     uint64_t session_bytes = 0; // device memory of its sessions: intermediates and plan constants
+    // Released buffers and closed sessions that frames in flight still hold: their bytes
+    // count until the last such frame ends (retireUnused()), or a client could hold
+    // several times its limit by releasing and registering again while frames run.
+    std::vector<std::shared_ptr<memory::ImportedBuffer>> retired_buffers;
+    std::vector<std::shared_ptr<pipeline::Session>> retired_sessions;
     std::map<uint32_t, SessionState> sessions;
     uint32_t sessions_opening = 0; // asked for and being opened: count against the limit
     uint32_t next_session = 1;
@@ -68,7 +78,6 @@ struct ClientState {
     std::deque<HeldSubmit> held;
     uint64_t gpu_ns = 0; // GPU time of its frames so far
     uint64_t dones_unsent = 0; // dropped because its buffer socket was full: it does not read
-    std::chrono::steady_clock::time_point last_seen;
 };
 
 } // namespace framecl::ipc

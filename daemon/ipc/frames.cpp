@@ -87,7 +87,7 @@ void Server::sendDone(ClientState& client, uint32_t session, uint64_t sequence, 
 void Server::onSubmit(ClientState& client, const wire::Submit& submit)
 {
     const HeldSubmit fields{submit.session(), submit.input_buffer(), submit.output_buffer(), submit.sequence(),
-                            monotonicNs()};
+                            monotonicNs(), next_arrival_++};
     auto frame = acceptFrame(client, fields);
     if (!frame) {
         sendDone(client, fields.session, fields.sequence,
@@ -116,7 +116,7 @@ tl::expected<Server::PendingFrame, Server::Refusal> Server::acceptFrame(ClientSt
     // frame before it (plugin.h, framecl_state).
     const auto refuse = [&](const std::string& error) {
         ++state.counters.failed;
-        state.session->resetState();
+        frameSkipped(client.token, submit.session, submit.arrival);
         return tl::unexpected(Refusal{wire::FrameStatus::Failed, error});
     };
     auto input_it = client.buffers.find(submit.input_buffer);
@@ -134,7 +134,7 @@ tl::expected<Server::PendingFrame, Server::Refusal> Server::acceptFrame(ClientSt
     if (!gpu_lost_.empty())
         return refuse(gpu_lost_);
     return PendingFrame{next_frame_serial_++, client.token, submit.session, submit.sequence, state.session,
-                        input_it->second, output_it->second, submit.queued_ns,
+                        input_it->second, output_it->second, submit.queued_ns, submit.arrival,
                         state.deadline_ns ? submit.queued_ns + state.deadline_ns : 0};
 }
 
@@ -143,7 +143,7 @@ void Server::applyBackpressure(ClientState& client, SessionState& state, const H
     const uint32_t limit = config_.limits.max_inflight_per_client;
     const auto busy = [&](const std::string& why) {
         ++state.counters.busy;
-        state.session->resetState();
+        frameSkipped(client.token, submit.session, submit.arrival);
         sendDone(client, submit.session, submit.sequence,
                  {wire::FrameStatus::Busy, why, submit.queued_ns, 0, monotonicNs(), {}});
     };
@@ -319,6 +319,10 @@ void Server::enqueueNextPart(uint64_t client_id)
             return;
         }
         front.started = true;
+        if (ClientState* client = clientByToken(front.token))
+            if (auto state = client->sessions.find(front.session_id); state != client->sessions.end())
+                if (beginsAfterSkip(state->second, front.arrival))
+                    front.session->resetState(); // before this frame's first part, enqueued below
         front.input->beginAccess(memory::ImportedBuffer::Access::Read);
         front.output->beginAccess(memory::ImportedBuffer::Access::Write);
         in_flight_.emplace(front.serial, InFlightFrame{front, client_id, std::move(begun), monotonicNs(), 0, 0, {}});
@@ -401,9 +405,32 @@ void Server::expireWaitingFrames(uint64_t now_ns)
     }
 }
 
+void Server::frameSkipped(const std::string& token, uint32_t session_id, uint64_t arrival)
+{
+    ClientState* client = clientByToken(token);
+    if (!client)
+        return; // no frame of it will begin again
+    const auto state = client->sessions.find(session_id);
+    if (state == client->sessions.end())
+        return;
+    // A frame after it that began already read the state as it was: too late for it,
+    // and the frames after that one have a frame before them.
+    if (state->second.last_begun > arrival)
+        return;
+    state->second.skipped.push_back(arrival);
+}
+
+bool Server::beginsAfterSkip(SessionState& state, uint64_t arrival)
+{
+    // A session's frames begin in the order they arrived (its client's queue is a FIFO,
+    // held Submits go first): the first to begin after a skipped one is the one after it.
+    state.last_begun = arrival;
+    return std::erase_if(state.skipped, [&](uint64_t skipped) { return skipped < arrival; }) > 0;
+}
+
 void Server::endWaitingFrame(const PendingFrame& frame, wire::FrameStatus status, const std::string& error)
 {
-    frame.session->resetState();
+    frameSkipped(frame.token, frame.session_id, frame.arrival);
     ClientState* client = clientByToken(frame.token);
     if (!client)
         return;
@@ -419,6 +446,9 @@ void Server::onCompletions()
 {
     for (const Completion& completion : completions_.take())
         completePart(completion);
+    // The frames that ended let go of their buffers and sessions.
+    for (auto& [token, client] : clients_)
+        retireUnused(client);
     schedule();
 }
 
@@ -495,7 +525,7 @@ void Server::completeFrame(InFlightFrame frame, cl_int status, uint64_t callback
     if (!ran) {
         done.status = wire::FrameStatus::Failed;
         done.error = frame.failure;
-        pending.session->resetState();
+        frameSkipped(pending.token, pending.session_id, pending.arrival);
     } else {
         done.stages = pending.session->stageTimes(frame.frame.frame);
     }

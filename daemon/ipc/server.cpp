@@ -7,7 +7,6 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <sys/eventfd.h>
-#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/timerfd.h>
@@ -32,45 +31,9 @@ constexpr int64_t max_message_bytes = 64 * 1024;
 // every client's Submits, few enough that timers and completions are heard between.
 constexpr size_t max_messages_per_wakeup = 64;
 constexpr auto message_time_per_wakeup = std::chrono::milliseconds(20);
-// A client that never connected its buffer socket is forgotten after this silence.
-constexpr auto silent_client_expiry = std::chrono::seconds(30);
 // A buffer-socket connection that sent no RegisterBuffers by then is closed: a client
 // binds its connection as soon as it is made.
 constexpr auto unbound_connection_expiry = std::chrono::seconds(10);
-
-// The request_id a reply to `envelope` repeats; 0 for messages that carry none.
-uint32_t requestIdOf(const wire::Envelope& envelope)
-{
-    switch (envelope.message_type()) {
-    case wire::Message::OpenSession:
-        return envelope.message_as_OpenSession()->request_id();
-    case wire::Message::CloseSession:
-        return envelope.message_as_CloseSession()->request_id();
-    case wire::Message::ReleaseBuffers:
-        return envelope.message_as_ReleaseBuffers()->request_id();
-    case wire::Message::StatsRequest:
-        return envelope.message_as_StatsRequest()->request_id();
-    case wire::Message::TraceRequest:
-        return envelope.message_as_TraceRequest()->request_id();
-    default:
-        return 0;
-    }
-}
-
-std::string randomToken()
-{
-    uint8_t bytes[16];
-    size_t filled = 0;
-    while (filled < sizeof bytes) {
-        const ssize_t got = getrandom(bytes + filled, sizeof bytes - filled, 0);
-        if (got > 0)
-            filled += size_t(got);
-    }
-    std::string token;
-    for (uint8_t byte : bytes)
-        token += fmt::format("{:02x}", byte);
-    return token;
-}
 
 // The fair queue's credit per turn at weight 1. Small against any frame: a client in
 // debt waits while others run, and one with credit left starts at most one more frame
@@ -80,8 +43,9 @@ constexpr uint64_t fair_queue_quantum_ns = 1'000'000;
 } // namespace
 
 Server::Server(const config::Config& config, const gpu::GpuContext& gpu, pipeline::Catalog catalog,
-               service::ServiceLoop& loop, PeerAccess access)
-    : config_(config), gpu_(gpu), loop_(loop), access_(std::move(access)), catalog_(std::move(catalog)),
+               service::ServiceLoop& loop, PeerAccess access, WelcomeTokens tokens)
+    : config_(config), gpu_(gpu), loop_(loop), access_(std::move(access)), tokens_(std::move(tokens)),
+      catalog_(std::move(catalog)),
       zmq_context_(1), router_(zmq_context_, zmq::socket_type::router),
       preparer_(gpu), completions_(gpu.lanes()),
       fair_queues_(3, scheduler::FairQueue<PendingFrame>(fair_queue_quantum_ns)), perf_hint_(gpu, config.gpu),
@@ -98,11 +62,13 @@ void Server::setUpTuner()
     if (config_.gpu.tuning == config::Tuning::Off)
         tuner_.reset();
     else if (!tuner_ || tuner_cache_dir_ != config_.daemon.cache_dir ||
-             tuner_budget_ms_ != config_.gpu.tuning_budget_ms)
+             tuner_budget_ms_ != config_.gpu.tuning_budget_ms || tuner_kernel_budget_ms_ != config_.gpu.kernel_budget_ms)
         tuner_ = std::make_shared<pipeline::Tuner>(gpu_, config_.daemon.cache_dir,
-                                                   std::chrono::milliseconds(config_.gpu.tuning_budget_ms));
+                                                   std::chrono::milliseconds(config_.gpu.tuning_budget_ms),
+                                                   uint64_t(config_.gpu.kernel_budget_ms * 1e6));
     tuner_cache_dir_ = config_.daemon.cache_dir;
     tuner_budget_ms_ = config_.gpu.tuning_budget_ms;
+    tuner_kernel_budget_ms_ = config_.gpu.kernel_budget_ms;
 }
 
 Result<std::unique_ptr<Server>> Server::start(const config::Config& config, const gpu::GpuContext& gpu,
@@ -112,7 +78,11 @@ Result<std::unique_ptr<Server>> Server::start(const config::Config& config, cons
     auto access = PeerAccess::fromConfig(config.daemon);
     if (!access)
         return tl::unexpected(access.error());
-    std::unique_ptr<Server> server(new Server(config, gpu, std::move(catalog), loop, std::move(*access)));
+    auto tokens = WelcomeTokens::create();
+    if (!tokens)
+        return tl::unexpected(tokens.error());
+    std::unique_ptr<Server> server(
+        new Server(config, gpu, std::move(catalog), loop, std::move(*access), std::move(*tokens)));
     server->raiseFileLimit();
     if (auto bound = server->bind(std::move(activated)); !bound)
         return tl::unexpected(bound.error());
@@ -216,7 +186,7 @@ Result<void> Server::bind(service::ActivatedSockets activated)
     housekeeping_timer_.reset(timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK));
     const itimerspec period{{housekeeping_period.count(), 0}, {housekeeping_period.count(), 0}};
     timerfd_settime(housekeeping_timer_.get(), 0, &period, nullptr);
-    watch(housekeeping_timer_.get(), [this] { expireSilentClients(); });
+    watch(housekeeping_timer_.get(), [this] { housekeeping(); });
     scheduler_timer_.reset(timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK));
     watch(scheduler_timer_.get(), [this] { onSchedulerTimer(); });
     armSchedulerTimer(); // the perf hint goes idle even if no frame ever comes
@@ -352,21 +322,18 @@ void Server::handleMessage(const std::string& identity, std::span<const uint8_t>
         onHello(identity, *hello);
         return;
     }
+    // daemon.allowed_users and allowed_groups are checked where the peer is known, on
+    // the buffer socket: a client exists for framecld once that is bound. A Goodbye
+    // before then has nothing to end.
     ClientState* client = clientByIdentity(identity);
     if (!client) {
-        sendError(identity, 0, "say Hello first");
+        if (envelope->message_type() != wire::Message::Goodbye)
+            sendError(identity, 0,
+                      "unknown client: say Hello first, then bind the buffer socket with the Welcome's token; "
+                      "framecld answers nothing but Hello until then");
         return;
     }
-    client->last_seen = std::chrono::steady_clock::now();
     const log::ScopedFields about({client->name, {}, {}});
-    // daemon.allowed_users and allowed_groups are checked where the peer is known, on
-    // the buffer socket: until it is bound, a client may only say Goodbye.
-    if (!client->buffer_connection.valid() && envelope->message_type() != wire::Message::Goodbye) {
-        sendError(identity, requestIdOf(*envelope),
-                  "bind the buffer socket first: framecld answers nothing but Hello until the client's buffer "
-                  "socket is connected and has sent RegisterBuffers with the Welcome's token");
-        return;
-    }
     switch (envelope->message_type()) {
     case wire::Message::OpenSession:
         onOpenSession(*client, *envelope->message_as_OpenSession());
@@ -387,7 +354,7 @@ void Server::handleMessage(const std::string& identity, std::span<const uint8_t>
         dropClient(client->token, false);
         break;
     case wire::Message::Submit:
-        sendError(identity, 0, "Submit goes on the buffer socket, not the ZeroMQ socket (protocol version 2)");
+        sendError(identity, 0, "Submit goes on the buffer socket, not the ZeroMQ socket");
         break;
     default:
         sendError(identity, 0,
@@ -412,36 +379,15 @@ void Server::onHello(const std::string& identity, const wire::Hello& hello)
         sendError(identity, 0, valid.error().message);
         return;
     }
-    size_t bound = 0;
-    const ClientState* oldest_unbound = nullptr;
-    for (const auto& [token, other] : clients_) {
-        if (other.buffer_connection.valid())
-            ++bound;
-        else if (!oldest_unbound || other.id < oldest_unbound->id)
-            oldest_unbound = &other;
-    }
-    if (bound >= config_.limits.max_clients) {
+    // Refused here already when it could not bind, though binding checks again: as
+    // many clients may say Hello at once as like.
+    if (clients_.size() >= config_.limits.max_clients) {
         sendError(identity, 0, fmt::format("framecld serves limits.max_clients = {} clients already",
                                            config_.limits.max_clients));
         return;
     }
-    // Anyone who can reach the ZeroMQ socket can say Hello; only a bound buffer socket
-    // shows who it is. Clients that have not bound theirs yet are kept to as many as
-    // may be served, the oldest pushed out first: a real client binds within
-    // milliseconds of its Welcome, so a flood of Hellos pushes out only its own.
-    if (clients_.size() - bound >= config_.limits.max_clients && oldest_unbound) {
-        logger->warn("client '{}' forgotten: {} clients said Hello and have not bound their buffer socket",
-                     oldest_unbound->name, clients_.size() - bound);
-        dropClient(oldest_unbound->token, true);
-    }
-
-    ClientState client;
-    client.id = next_client_id_++;
-    client.token = randomToken();
-    client.identity = identity;
-    client.name = name;
-    client.last_seen = std::chrono::steady_clock::now();
-    assignClass(client);
+    // Nothing is kept: the token carries what binding needs (ipc/welcome_token.hpp).
+    const std::string token = tokens_.issue({identity, name, std::chrono::steady_clock::now()});
 
     flatbuffers::FlatBufferBuilder builder;
     std::vector<flatbuffers::Offset<wire::PipelineInfo>> pipelines;
@@ -456,14 +402,10 @@ void Server::onHello(const std::string& identity, const wire::Hello& hello)
                                                      builder.CreateVectorOfStrings(tuned)));
     }
     const std::string device = gpu_.capabilities().name;
-    auto welcome = wire::CreateWelcomeDirect(builder, protocol::protocol_version, client.token.c_str(),
-                                             FRAMECL_VERSION, device.c_str(),
-                                             config_.daemon.buffer_socket.c_str(), &pipelines);
-    const log::ScopedFields about({client.name, {}, {}});
-    logger->info("client '{}' connected ({} clients){}", client.name, clients_.size() + 1,
-                 client.client_class.empty() ? "" : fmt::format(", class '{}'", client.client_class));
-    const std::string token = client.token;
-    clients_.emplace(token, std::move(client));
+    auto welcome = wire::CreateWelcomeDirect(builder, protocol::protocol_version, token.c_str(), FRAMECL_VERSION,
+                                             device.c_str(), config_.daemon.buffer_socket.c_str(), &pipelines);
+    const log::ScopedFields about({name, {}, {}});
+    logger->debug("Hello from '{}'", name);
     send(identity, protocol::finishEnvelope(builder, welcome));
 }
 
@@ -489,7 +431,7 @@ ClientState* Server::clientByConnection(int fd)
     return nullptr;
 }
 
-void Server::expireSilentClients()
+void Server::housekeeping()
 {
     uint64_t expirations = 0;
     [[maybe_unused]] ssize_t got = read(housekeeping_timer_.get(), &expirations, sizeof expirations);
@@ -505,16 +447,14 @@ void Server::expireSilentClients()
         if (now - unbound.accepted > unbound_connection_expiry)
             unbound_expired.push_back(fd);
     for (int fd : unbound_expired) {
-        log::get("ipc")->info("buffer socket: a connection sent no RegisterBuffers within {} s; closed",
-                              unbound_connection_expiry.count());
+        unauthenticated_events_.note("buffer socket: connections closed for sending no RegisterBuffers in time",
+                                     fmt::format("buffer socket: a connection sent no RegisterBuffers within {} s; "
+                                                 "closed",
+                                                 unbound_connection_expiry.count()));
         closeBufferConnection(fd);
     }
-    std::vector<std::string> silent;
-    for (const auto& [token, client] : clients_)
-        if (!client.buffer_connection.valid() && client.in_flight == 0 && now - client.last_seen > silent_client_expiry)
-            silent.push_back(token);
-    for (const auto& token : silent)
-        dropClient(token, true);
+    std::erase_if(spent_tokens_, [&](const auto& spent) { return now - spent.second > token_lifetime; });
+    unauthenticated_events_.summarize(housekeeping_period.count());
 }
 
 void Server::dropClient(const std::string& token, bool disconnected)
@@ -542,6 +482,18 @@ void Server::dropClient(const std::string& token, bool disconnected)
     for (const auto& [serial, frame] : in_flight_)
         if (frame.client_id == client.id && !frame.frame.frame.allEnqueued() && frame.failure.empty())
             unfinished.push_back(serial);
+    // Its sessions being opened are not wanted any more: a departed client's requests
+    // would otherwise hold the preparer and the GPU, and not count against any limit.
+    std::vector<uint64_t> opening;
+    for (auto ticket = opening_.begin(); ticket != opening_.end();)
+        if (ticket->second.token == token) {
+            opening.push_back(ticket->first);
+            ticket = opening_.erase(ticket);
+        } else {
+            ++ticket;
+        }
+    if (!opening.empty())
+        preparer_.cancel(opening);
     clients_.erase(it); // frames on the GPU keep their buffers and session until they end
     for (uint64_t serial : unfinished)
         abandonFrame(in_flight_.at(serial), "its client went away");

@@ -23,8 +23,10 @@
 #include "gpu/replay.hpp"
 #include "ipc/client_state.hpp"
 #include "ipc/completion_queue.hpp"
+#include "ipc/event_tally.hpp"
 #include "ipc/peer_access.hpp"
 #include "ipc/socket_files.hpp"
+#include "ipc/welcome_token.hpp"
 #include "pipeline/catalog.hpp"
 #include "pipeline/client_frame.hpp"
 #include "pipeline/session_preparer.hpp"
@@ -39,6 +41,8 @@ namespace framecl::ipc {
 
 // How often silent clients and unbound buffer connections are looked for.
 inline constexpr auto housekeeping_period = std::chrono::seconds(5);
+// A Welcome's token binds a buffer socket for this long after the Hello.
+inline constexpr auto token_lifetime = std::chrono::seconds(30);
 // How often a client waiting for its session to be opened hears the status again: well
 // within libframecl's default 5 s wait, whatever one tuning candidate takes.
 inline constexpr uint64_t preparing_status_period_ns = 1'000'000'000;
@@ -79,6 +83,7 @@ private:
         std::shared_ptr<memory::ImportedBuffer> input;
         std::shared_ptr<memory::ImportedBuffer> output;
         uint64_t queued_ns;
+        uint64_t arrival;     // HeldSubmit::arrival
         uint64_t deadline_ns; // CLOCK_MONOTONIC by which it must start; 0: none
         // Its first part is on the GPU: it stays at the front of its client's queue, and
         // in in_flight_, until its last part is.
@@ -130,11 +135,11 @@ private:
     };
 
     Server(const config::Config& config, const gpu::GpuContext& gpu, pipeline::Catalog catalog,
-           service::ServiceLoop& loop, PeerAccess access);
+           service::ServiceLoop& loop, PeerAccess access, WelcomeTokens tokens);
     Result<void> bind(service::ActivatedSockets activated);
     Result<void> adoptSocketFile(const std::filesystem::path& path);
-    // The tuner as gpu.tuning, gpu.tuning_budget_ms and daemon.cache_dir ask, kept
-    // across reloads that change none of them.
+    // The tuner as gpu.tuning, gpu.tuning_budget_ms, gpu.kernel_budget_ms and
+    // daemon.cache_dir ask, kept across reloads that change none of them.
     void setUpTuner();
 
     // Has the loop call `handler` when `fd` is readable, then look for requests.
@@ -191,6 +196,13 @@ private:
     void watchPart(uint64_t serial, size_t part, uint32_t lane, const cl::Event& event, uint64_t predicted_ns,
                    uint64_t enqueued_ns, bool last);
     void expireWaitingFrames(uint64_t now_ns);
+    // The frame at `arrival` of the session did not run (refused, busy, dropped, failed):
+    // the session's next frame after it begins with its state zeroed, unless it began
+    // already.
+    void frameSkipped(const std::string& token, uint32_t session_id, uint64_t arrival);
+    // Whether the frame at `arrival` of `state` is the first to begin after one that did
+    // not run; notes that it began.
+    static bool beginsAfterSkip(SessionState& state, uint64_t arrival);
     // Done for a frame that never reached the GPU, with its client's counts.
     void endWaitingFrame(const PendingFrame& frame, wire::FrameStatus status, const std::string& error);
     void onSchedulerTimer();
@@ -211,9 +223,15 @@ private:
     // hard limit is lower).
     void raiseFileLimit();
     void onBufferPacket(int fd);
+    // `fds_lost`: why the packet's fds did not all arrive (protocol::Packet), which
+    // refuses every buffer in it; empty when they did.
     void registerBuffers(ClientState& client, const wire::RegisterBuffers& request, std::vector<UniqueFd>& fds,
-                         flatbuffers::FlatBufferBuilder& reply);
+                         const std::string& fds_lost, flatbuffers::FlatBufferBuilder& reply);
     void refuseBufferConnection(int fd, const std::string& reason);
+    // The first RegisterBuffers on connection `fd`: the client its token names, bound
+    // to the connection and counted from now on; null (the connection refused and
+    // closed) where the token is not good or limits.max_clients are served already.
+    ClientState* bindClient(int fd, std::string_view token);
     void closeBufferConnection(int fd);
 
     void onCompletions();
@@ -226,8 +244,12 @@ private:
     void completePart(const Completion& completion);
     void completeFrame(InFlightFrame frame, cl_int status, uint64_t callback_ns);
     void traceFrame(const ClientState& client, const InFlightFrame& frame);
-    void expireSilentClients();
+    void housekeeping();
     void dropClient(const std::string& token, bool disconnected);
+
+    // Gives back the bytes of the client's released buffers and closed sessions that no
+    // frame holds any more.
+    static void retireUnused(ClientState& client);
 
     ClientState* clientByIdentity(const std::string& identity);
     ClientState* clientByToken(const std::string& token);
@@ -238,11 +260,16 @@ private:
     const gpu::GpuContext& gpu_;
     service::ServiceLoop& loop_;
     PeerAccess access_;
+    WelcomeTokens tokens_;
+    // The tokens clients bound with, until they expire: each binds once.
+    std::map<std::string, std::chrono::steady_clock::time_point> spent_tokens_;
+    EventTally unauthenticated_events_; // what anyone reaching a socket can cause, logged summed up
     pipeline::Catalog catalog_;
     gpu::RecordingMode recording_;
     std::shared_ptr<pipeline::Tuner> tuner_; // null with gpu.tuning = off; shared with sessions being opened
     std::filesystem::path tuner_cache_dir_;
     uint32_t tuner_budget_ms_ = 0;
+    double tuner_kernel_budget_ms_ = 0;
 
     zmq::context_t zmq_context_;
     zmq::socket_t router_;
@@ -260,11 +287,12 @@ private:
     UniqueFd scheduler_timer_; // deadlines, the idle perf hint, trace windows
     UniqueFd more_messages_;   // written when drainMessages left requests for the next turn
 
-    std::map<std::string, ClientState> clients_; // by token
+    std::map<std::string, ClientState> clients_; // bound to their buffer socket, by token
     std::vector<uint8_t> aligned_message_; // a received message copied to be read aligned (protocol::verifiedEnvelope)
     // An OpenSession whose session is being opened off the loop, by ticket.
     struct OpeningSession {
         std::string token;
+        uid_t uid; // its client's user
         uint32_t request_id;
         std::string pipeline;
         wire::Backpressure backpressure;
@@ -289,6 +317,7 @@ private:
     std::chrono::steady_clock::time_point gpu_probe_passed_{}; // when a probe last found the device working
     std::string gpu_lost_;    // why the device is lost; empty while it is not
     uint64_t next_frame_serial_ = 1;
+    uint64_t next_arrival_ = 1;
     uint64_t next_client_id_ = 1;
     scheduler::PerfHintSwitch perf_hint_;
     std::vector<OpenTrace> traces_;

@@ -469,9 +469,11 @@ Result<std::unique_ptr<Session>> Session::open(const gpu::GpuContext& gpu,
         if (auto done = session->placeIntermediates(none); !done)
             return tl::unexpected(done.error());
         placed = none;
-        if (auto calibrated = session->calibrate(); !calibrated)
+        if (auto calibrated = session->calibrate(options.cancelled); !calibrated)
             return fail(fmt::format("calibrating for gpu.kernel_budget_ms: {}", calibrated.error().message));
     }
+    if (isCancelled(options.cancelled))
+        return fail(cancelled_text);
     session->planAllTiles();
     if (const auto wanted = session->planOnchipRuns(); wanted != placed)
         if (auto done = session->placeIntermediates(wanted); !done)

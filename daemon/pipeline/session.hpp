@@ -15,6 +15,7 @@
 // (session_budget.cpp).
 
 #include <array>
+#include <atomic>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -154,7 +155,19 @@ struct SessionOptions {
     // The GPU lane at the priority of the client's class (gpu::GpuContext::priorityLane):
     // every part runs there, and a recording is made for it. None: the daemon's lanes.
     std::optional<uint32_t> priority_lane{};
+    // Set by another thread once the session is not wanted (its client went away,
+    // framecld stops): open() then fails between two pieces of the GPU work it waits
+    // for (calibration slices, the recording's first run). Null: never.
+    const std::atomic<bool>* cancelled = nullptr;
 };
+
+// Whether `flag` (SessionOptions::cancelled) is set.
+inline bool isCancelled(const std::atomic<bool>* flag)
+{
+    return flag && flag->load(std::memory_order_relaxed);
+}
+// The error of work stopped so.
+inline constexpr const char* cancelled_text = "cancelled: its client went away or framecld is stopping";
 
 class Session {
 public:
@@ -339,7 +352,7 @@ private:
     // How a part may end after recorded tile `before` and the next begin with `after`.
     Cut cutBetween(const RecordedTile& before, const RecordedTile& after) const;
     // Seeds every prediction by calibrateCost on scratch frames (session_budget.cpp).
-    Result<void> calibrate();
+    Result<void> calibrate(const std::atomic<bool>* cancelled);
     // Cuts each dispatch into tiles for its prediction under the budget.
     void planAllTiles();
     // The most dispatches one recording holds: CL_DEVICE_RECORDABLE_QUEUE_MAX_SIZE under

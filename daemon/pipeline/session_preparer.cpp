@@ -1,5 +1,6 @@
 #include "pipeline/session_preparer.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include <sys/eventfd.h>
@@ -24,9 +25,19 @@ SessionPreparer::~SessionPreparer()
         std::lock_guard lock(mutex_);
         stopping_ = true;
         requests_.clear();
+        cancel_working_ = true;
     }
     wake_.notify_one();
     thread_.join();
+}
+
+void SessionPreparer::cancel(const std::vector<uint64_t>& tickets)
+{
+    const auto listed = [&](uint64_t ticket) { return std::find(tickets.begin(), tickets.end(), ticket) != tickets.end(); };
+    std::lock_guard lock(mutex_);
+    std::erase_if(requests_, [&](const Request& request) { return listed(request.ticket); });
+    if (working_on_ != 0 && listed(working_on_))
+        cancel_working_ = true;
 }
 
 void SessionPreparer::prepare(Request request)
@@ -72,19 +83,30 @@ void SessionPreparer::run()
                 return;
             request = std::move(requests_.front());
             requests_.pop_front();
+            working_on_ = request.ticket;
+            cancel_working_ = false;
         }
         const uint64_t ticket = request.ticket;
         const log::ScopedFields about(request.about);
+        request.options.cancelled = &cancel_working_;
         if (request.tuner)
             request.options.stage_choices = request.tuner->choose(
-                *request.definition, request.input, [&](const std::string& status) { report(ticket, status); });
-        if (request.options.kernel_budget_ns > 0)
+                *request.definition, request.input, [&](const std::string& status) { report(ticket, status); },
+                &cancel_working_);
+        if (request.options.kernel_budget_ns > 0 && !cancel_working_)
             report(ticket, fmt::format("calibrating and recording for {}", describe(request.input)));
-        auto session = Session::open(gpu_, request.definition, request.input, request.options);
+        Result<std::unique_ptr<Session>> session = fail(cancelled_text);
+        if (!cancel_working_)
+            session = Session::open(gpu_, request.definition, request.input, request.options);
         {
             std::lock_guard lock(mutex_);
-            prepared_.push_back({ticket, std::move(session)});
+            working_on_ = 0;
+            if (!cancel_working_)
+                prepared_.push_back({ticket, std::move(session)});
         }
+        if (cancel_working_)
+            log::get("pipeline")->info("opening a session of '{}' for {}: cancelled", request.definition->name,
+                                       describe(request.input));
         wakeLoop();
     }
 }

@@ -6,9 +6,14 @@
 // over and, when fd() is readable, takes the sessions opened.
 //
 // The thread enqueues on the GPU's one queue, as the loop does (OpenCL queues are
-// thread-safe): each tuning candidate and each calibration slice is waited for before
-// the next, so a frame queued meanwhile waits behind one of them at most.
+// thread-safe): each part of a tuning candidate's frame (cut for the kernel budget) and
+// each calibration slice is waited for before the next, so a frame queued meanwhile
+// waits behind one of them at most. A request
+// whose client went away is cancelled (cancel()): taken out of the queue, or, being
+// worked on, stopped at the next of those waits; so is the one at work when the
+// preparer is destroyed, so that framecld stops within the GPU work in flight.
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -49,7 +54,7 @@ public:
     };
 
     explicit SessionPreparer(const gpu::GpuContext& gpu);
-    // Finishes the session being opened, if any; the requests behind it are dropped.
+    // Cancels the request at work, if any, and drops those behind it.
     ~SessionPreparer();
     SessionPreparer(const SessionPreparer&) = delete;
     SessionPreparer& operator=(const SessionPreparer&) = delete;
@@ -58,6 +63,9 @@ public:
     int fd() const { return ready_fd_.get(); }
     // Queued behind the requests before it: sessions open in the order asked.
     void prepare(Request request);
+    // The requests of `tickets` are not wanted any more: those queued are dropped, the one
+    // at work is stopped at its next wait for the GPU. None of them is reported.
+    void cancel(const std::vector<uint64_t>& tickets);
     // Every step begun and every session opened (or refused) so far, each in order;
     // clears fd().
     std::pair<std::vector<Progress>, std::vector<Prepared>> take();
@@ -75,6 +83,8 @@ private:
     std::deque<Request> requests_;
     std::vector<Progress> progress_;
     std::vector<Prepared> prepared_;
+    uint64_t working_on_ = 0;           // the ticket at work; 0: none
+    std::atomic<bool> cancel_working_{false}; // SessionOptions::cancelled of the request at work
     bool stopping_ = false;
     std::thread thread_; // last: it starts once the members above exist
 };

@@ -45,10 +45,11 @@ std::shared_ptr<const PipelineDefinition> singleStage(const PipelineDefinition& 
 }
 
 Result<StageTimer> StageTimer::open(const gpu::GpuContext& gpu, std::shared_ptr<const PipelineDefinition> stage,
-                                    const FrameShape& input)
+                                    const FrameShape& input, uint64_t kernel_budget_ns)
 {
     StageTimer timer;
     timer.gpu_ = &gpu;
+    timer.kernel_budget_ns_ = kernel_budget_ns;
     timer.stage_ = std::move(stage);
     timer.input_ = input;
     timer.input_bytes_ = framecl_packed_layout(input.fourcc, input.width, input.height, &timer.input_layout_);
@@ -61,11 +62,13 @@ Result<StageTimer> StageTimer::open(const gpu::GpuContext& gpu, std::shared_ptr<
     return timer;
 }
 
-Result<StageTimes> StageTimer::time(const StageChoice& choice, int warmup, int runs, uint64_t enough_ns)
+Result<StageTimes> StageTimer::time(const StageChoice& choice, int warmup, int runs, const StopEarly& stop)
 {
     SessionOptions options;
     options.recording = gpu::RecordingMode::Off;
     options.stage_choices = {choice};
+    options.kernel_budget_ns = kernel_budget_ns_;
+    options.cancelled = stop.cancelled;
     auto session = Session::open(*gpu_, stage_, input_, options);
     if (!session)
         return tl::unexpected(session.error());
@@ -82,13 +85,26 @@ Result<StageTimes> StageTimer::time(const StageChoice& choice, int warmup, int r
         return tl::unexpected(fits.error());
 
     StageTimes times;
+    int over_beat = 0;
     for (int i = 0; i < warmup + runs; ++i) {
+        if (isCancelled(stop.cancelled))
+            return fail(cancelled_text);
         const auto started = std::chrono::steady_clock::now();
-        auto frame = (*session)->enqueue({input_buffer_(), &input_layout_}, {output_buffer_(), &output_layout_});
+        auto frame = (*session)->begin({input_buffer_(), &input_layout_}, {output_buffer_(), &output_layout_});
         if (!frame)
             return tl::unexpected(frame.error());
-        if (cl_int err = gpu_->queue().finish(); err != CL_SUCCESS)
-            return fail(gpu::clFailure("clFinish", err, "a timed frame"));
+        const uint32_t lane = (*session)->lanes().front();
+        times.parts = frame->parts();
+        while (!frame->allEnqueued()) {
+            auto part = (*session)->enqueuePart(*frame, lane);
+            if (!part)
+                return tl::unexpected(part.error());
+            gpu_->lane(lane).flush();
+            if (cl_int err = part->wait(); err != CL_SUCCESS)
+                return fail(gpu::clFailure("clWaitForEvents", err, "a part of a timed frame"));
+            if (isCancelled(stop.cancelled))
+                return fail(cancelled_text);
+        }
         const auto ended = std::chrono::steady_clock::now();
         if (i < warmup)
             continue;
@@ -98,7 +114,10 @@ Result<StageTimes> StageTimer::time(const StageChoice& choice, int warmup, int r
         times.gpu_ns.push_back(total);
         times.copy_ns.push_back((*session)->inputCopyNs(*frame));
         times.wall_ns.push_back(uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(ended - started).count()));
-        if (enough_ns > 0 && total > enough_ns)
+        if (stop.hopeless_ns > 0 && total > stop.hopeless_ns)
+            break;
+        over_beat += stop.beat_ns > 0 && total > stop.beat_ns;
+        if (over_beat > runs / 2)
             break;
     }
     return times;

@@ -3,6 +3,7 @@
 // one-stage sessions on device buffers of random content, each frame's time from the
 // profiling events of its dispatches (recording off, so that every dispatch has one).
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -26,19 +27,35 @@ struct StageTimes {
     // (Session::inputCopies); a stage whose input another stage writes as an image
     // spends gpu_ns - copy_ns.
     std::vector<uint64_t> copy_ns;
+    size_t parts = 0; // the parts of each frame, each waited for before the next
+};
+
+// When StageTimer::time() stops before its last frame.
+struct StopEarly {
+    // After the first timed frame, when its GPU time is over this (0: never).
+    uint64_t hopeless_ns = 0;
+    // Once as many timed frames as decide the median took more than this: the median
+    // cannot come out under it (0: never).
+    uint64_t beat_ns = 0;
+    // Set by another thread: time() fails between two frames, its work waited for.
+    const std::atomic<bool>* cancelled = nullptr;
 };
 
 // A one-stage pipeline and the frames it runs on, made once so that every candidate
 // (variant, work-group size) is timed on the same bytes.
 class StageTimer {
 public:
+    // With `kernel_budget_ns` (gpu.kernel_budget_ms; 0: none) each session is cut into
+    // tiles for it as a client's is, and each part of a frame is waited for before the
+    // next goes to the GPU: the tuner's work then holds another client's frame up for
+    // about one part, as any client's does, however large the frame.
     static Result<StageTimer> open(const gpu::GpuContext& gpu, std::shared_ptr<const PipelineDefinition> stage,
-                                   const FrameShape& input);
+                                   const FrameShape& input, uint64_t kernel_budget_ns = 0);
 
     // Opens a session with `choice`, runs `warmup` frames, then `runs` frames one at a
-    // time, each waited for, and returns their times; with `enough_ns`, only the first
-    // timed frame when its GPU time is over that (the tuner's candidate that cannot win).
-    Result<StageTimes> time(const StageChoice& choice, int warmup, int runs, uint64_t enough_ns = 0);
+    // time, each waited for, and returns their times, fewer where `stop` says (the
+    // tuner's candidate that cannot win; cancelled, between two parts).
+    Result<StageTimes> time(const StageChoice& choice, int warmup, int runs, const StopEarly& stop = {});
 
     // The input frame and the output of the last frame time() ran, tightly packed, read
     // back from the device (for a check of the output against another implementation).
@@ -56,6 +73,7 @@ private:
     StageTimer() = default;
 
     const gpu::GpuContext* gpu_ = nullptr;
+    uint64_t kernel_budget_ns_ = 0;
     std::shared_ptr<const PipelineDefinition> stage_;
     FrameShape input_{};
     FrameShape output_{};

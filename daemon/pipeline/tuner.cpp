@@ -62,8 +62,9 @@ std::string choiceText(const TunedStage& tuned)
         text += fmt::format("work group {}", tuned.choice.local[0]);
     else
         text += fmt::format("work group {}x{}", tuned.choice.local[0], tuned.choice.local[1]);
-    return text + fmt::format(", {:.3f} ms{}", double(tuned.gpu_ns) / 1e6,
-                              tuned.copies_input ? " with its input copied into an image" : "");
+    return text + fmt::format(", {:.3f} ms{}{}", double(tuned.gpu_ns) / 1e6,
+                              tuned.copies_input ? " with its input copied into an image" : "",
+                              tuned.complete ? "" : " (the best of the candidates timed within the budget)");
 }
 
 // Whether a choice read from tuning.json can run: its variant is one of the stage's
@@ -87,8 +88,9 @@ std::string parameterText(const StageDefinition& stage)
     return fmt::format("{}", fmt::join(parts, " "));
 }
 
-Tuner::Tuner(const gpu::GpuContext& gpu, std::filesystem::path cache_dir, std::chrono::milliseconds budget)
-    : gpu_(&gpu), file_(std::move(cache_dir) / "tuning.json"), budget_(budget)
+Tuner::Tuner(const gpu::GpuContext& gpu, std::filesystem::path cache_dir, std::chrono::milliseconds budget,
+             uint64_t kernel_budget_ns)
+    : gpu_(&gpu), file_(std::move(cache_dir) / "tuning.json"), budget_(budget), kernel_budget_ns_(kernel_budget_ns)
 {
     auto text = readFile(file_);
     if (!text) {
@@ -133,6 +135,8 @@ std::vector<StageChoice> Tuner::candidates(const StageDefinition& stage, const F
         variants.assign(allowed.begin() + 1, allowed.end());
     }
     std::vector<StageChoice> found;
+    if (variants.front() != "")
+        found.push_back({"auto", {0, 0}});
     for (const auto& name : variants)
         found.push_back({name, {0, 0}});
     for (const auto& name : variants) {
@@ -157,7 +161,8 @@ std::vector<StageChoice> Tuner::candidates(const StageDefinition& stage, const F
 }
 
 TunedStage Tuner::tune(const PipelineDefinition& pipeline, size_t stage, const FrameShape& input,
-                       const std::function<void(size_t candidate, size_t candidates)>& report)
+                       const std::function<void(size_t candidate, size_t candidates)>& report,
+                       const std::atomic<bool>* cancelled)
 {
     const StageDefinition& definition = pipeline.stages[stage];
     const std::string what = fmt::format("stage {} ({}) on {}", stage + 1, definition.label, pipeline::describe(input));
@@ -167,13 +172,15 @@ TunedStage Tuner::tune(const PipelineDefinition& pipeline, size_t stage, const F
     const auto tried = candidates(definition, input, gpu_->capabilities().max_work_group_size);
     report(1, tried.size());
     auto last_report = Clock::now();
-    auto timer = StageTimer::open(*gpu_, singleStage(pipeline, stage), input);
+    auto timer = StageTimer::open(*gpu_, singleStage(pipeline, stage), input, kernel_budget_ns_);
     if (!timer) {
         logger->warn("cannot tune {}: {}", what, timer.error().message);
         return best;
     }
     size_t timed = 0;
     for (const StageChoice& candidate : tried) {
+        if (isCancelled(cancelled))
+            return {};
         if (timed > 0 && Clock::now() - started > budget_)
             break;
         ++timed;
@@ -181,7 +188,10 @@ TunedStage Tuner::tune(const PipelineDefinition& pipeline, size_t stage, const F
             report(timed, tried.size());
             last_report = Clock::now();
         }
-        auto times = timer->time(candidate, warmup_frames, timed_frames, hopeless * best.gpu_ns);
+        auto times = timer->time(candidate, warmup_frames, timed_frames,
+                                 {.hopeless_ns = hopeless * best.gpu_ns, .beat_ns = best.gpu_ns, .cancelled = cancelled});
+        if (isCancelled(cancelled))
+            return {};
         if (!times) { // a work-group size this kernel cannot take, for one
             logger->debug("{}: candidate {} failed: {}", what, choiceText({candidate, 0}), times.error().message);
             continue;
@@ -191,17 +201,20 @@ TunedStage Tuner::tune(const PipelineDefinition& pipeline, size_t stage, const F
         if (best.gpu_ns == 0 || ns < best.gpu_ns)
             best = {candidate, ns, 0, median(times->copy_ns) > 0};
     }
+    best.complete = timed == tried.size();
     const auto spent = std::chrono::duration<double>(Clock::now() - started).count();
     if (best.gpu_ns == 0)
         logger->warn("cannot tune {}: no candidate ran", what);
     else
         logger->info("tuned {}: {} ({} of {} candidates in {:.1f} s{})", what, choiceText(best), timed,
-                     tried.size(), spent, timed < tried.size() ? ", the rest over the time budget" : "");
+                     tried.size(), spent,
+                     timed < tried.size() ? ", the rest over the time budget: not kept in tuning.json" : "");
     return best;
 }
 
 std::vector<StageChoice> Tuner::choose(const PipelineDefinition& pipeline, const FrameShape& input,
-                                       const std::function<void(const std::string&)>& report)
+                                       const std::function<void(const std::string&)>& report,
+                                       const std::atomic<bool>* cancelled)
 {
     std::vector<StageChoice> chosen(pipeline.stages.size());
     FrameShape shape = input;
@@ -231,7 +244,7 @@ std::vector<StageChoice> Tuner::choose(const PipelineDefinition& pipeline, const
                         report(fmt::format("tuning stage {} of {} ({}) for {}: candidate {} of {}", k + 1,
                                            pipeline.stages.size(), stage.label, pipeline::describe(shape),
                                            candidate, candidates));
-                });
+                }, cancelled);
                 lock.lock();
                 if (tuned.gpu_ns > 0) {
                     if (choices_.size() >= max_tuning_choices)
@@ -239,7 +252,7 @@ std::vector<StageChoice> Tuner::choose(const PipelineDefinition& pipeline, const
                             return a.second.last_used < b.second.last_used;
                         }));
                     found = choices_.emplace(key, tuned).first;
-                    stored = true;
+                    stored = stored || tuned.complete;
                 }
             }
             if (found != choices_.end()) {
@@ -274,11 +287,12 @@ void Tuner::save() const
 {
     nlohmann::json choices = nlohmann::json::object();
     for (const auto& [key, tuned] : choices_)
-        choices[key] = {{"variant", tuned.choice.variant},
-                        {"local", tuned.choice.local},
-                        {"gpu_ns", tuned.gpu_ns},
-                        {"last_used", tuned.last_used},
-                        {"copies_input", tuned.copies_input}};
+        if (tuned.complete)
+            choices[key] = {{"variant", tuned.choice.variant},
+                            {"local", tuned.choice.local},
+                            {"gpu_ns", tuned.gpu_ns},
+                            {"last_used", tuned.last_used},
+                            {"copies_input", tuned.copies_input}};
     const nlohmann::json file = {{"format", file_format}, {"choices", choices}};
     std::error_code ec;
     std::filesystem::create_directories(file_.parent_path(), ec);

@@ -9,6 +9,7 @@
 // later starts of framecld reuse them. With gpu.tuning = off there is no tuner and
 // stages run as configured, with the plugins' defaults.
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <functional>
@@ -31,6 +32,9 @@ struct TunedStage {
     // `choice` reads its input as an image, which the daemon copied in when timed alone
     // (include/framecl/plugin.h): gpu_ns includes that copy.
     bool copies_input = false;
+    // Every candidate was timed. A choice whose timing ran out of its budget serves this
+    // framecld's sessions but is not written to tuning.json: the next start tunes again.
+    bool complete = true;
 };
 
 // The most choices tuning.json keeps: every frame size a client opens a session for
@@ -43,8 +47,11 @@ public:
     // Reads `<cache_dir>/tuning.json`; one that is missing or unreadable starts empty
     // (logged). `budget` bounds the timing of one stage: candidates not reached by
     // then are skipped (logged), so a slow device is not held for long.
+    // `kernel_budget_ns` (gpu.kernel_budget_ms) cuts the candidates' frames as every
+    // session's are (StageTimer::open); 0: whole frames.
     Tuner(const gpu::GpuContext& gpu, std::filesystem::path cache_dir,
-          std::chrono::milliseconds budget = std::chrono::milliseconds(config::GpuConfig{}.tuning_budget_ms));
+          std::chrono::milliseconds budget = std::chrono::milliseconds(config::GpuConfig{}.tuning_budget_ms),
+          uint64_t kernel_budget_ns = 0);
 
     // One choice per stage of `pipeline` on frames of `input`: cached, or timed now and
     // stored (at most max_tuning_choices, the least recently used dropped). A stage
@@ -53,28 +60,37 @@ public:
     // `report`, if given, hears how the timing goes as it begins and then about once a
     // second (between candidates): "tuning stage 2 of 3 (epsilon radius=4 threshold=20)
     // for R8 3264x2448: candidate 5 of 34".
+    // `cancelled` (SessionPreparer's), once set, ends the timing between two frames; the
+    // stages not chosen by then get the empty choice, and nothing is kept.
     std::vector<StageChoice> choose(const PipelineDefinition& pipeline, const FrameShape& input,
-                                    const std::function<void(const std::string&)>& report = {});
+                                    const std::function<void(const std::string&)>& report = {},
+                                    const std::atomic<bool>* cancelled = nullptr);
 
     // What is chosen for `pipeline` on this device, one line per stage and frame size,
     // for `framecl pipelines`: "stage 2 (epsilon) on R8 1920x1080: variant branchless,
     // work group 16x16, 0.412 ms".
     std::vector<std::string> describe(const PipelineDefinition& pipeline) const;
 
-    // The candidates for a stage: its variants (or the configured one), each with the
-    // driver's work-group size, then each with the fixed shapes its dispatches allow.
+    // The candidates for a stage: where its variant is left to `auto`, the plugin's own
+    // choice first, with the driver's work-group size (the one to beat, and what the
+    // stage runs with if nothing beats it in time); then its variants (or the
+    // configured one), each with the driver's work-group size, then each with the fixed
+    // shapes its dispatches allow.
     static std::vector<StageChoice> candidates(const StageDefinition& stage, const FrameShape& input,
                                                size_t max_work_group_size);
 
 private:
     std::string stageKey(const StageDefinition& stage) const;
+    // No choice (gpu_ns 0) where nothing ran or `cancelled` was set.
     TunedStage tune(const PipelineDefinition& pipeline, size_t stage, const FrameShape& input,
-                    const std::function<void(size_t candidate, size_t candidates)>& report);
+                    const std::function<void(size_t candidate, size_t candidates)>& report,
+                    const std::atomic<bool>* cancelled);
     void save() const;
 
     const gpu::GpuContext* gpu_;
     std::filesystem::path file_;
     std::chrono::milliseconds budget_;
+    uint64_t kernel_budget_ns_;
     mutable std::mutex mutex_; // guards choices_ and uses_
     std::map<std::string, TunedStage> choices_; // by stageKey + "|" + frame
     uint64_t uses_ = 0; // the last TunedStage::last_used given

@@ -40,7 +40,7 @@ public:
     // Sends `bytes` as one message on the ZeroMQ socket.
     void send(std::span<const uint8_t> bytes);
     // A StatsRequest, and the messages until its answer: true for the StatsReply, false
-    // for "say Hello first" (the daemon forgot the client: a Goodbye, or its buffer
+    // for "unknown client: ..." (the daemon forgot the client: a Goodbye, or its buffer
     // socket closed). Fails when neither comes within 10 s.
     bool answersStats();
     // Reads messages on the ZeroMQ socket until the reply to `request_id`: its bytes.

@@ -150,3 +150,66 @@ TEST_CASE("a frame that fails leaves blockmatch's next frame with no previous fr
     CHECK(firstFrameBlocks(a) == blocks); // nothing before it: the failed frame reset the state
     CHECK(firstFrameBlocks(b) == 0);
 }
+
+TEST_CASE("a refused frame resets the state of the frame after it, not of an older one still waiting")
+{
+    // Frames long enough on PoCL that the second waits while the first runs.
+    RunningDaemon daemon("[gpu]\ntuning = \"off\"\n[limits]\nmax_inflight_per_client = 2\n"
+                         "[[pipeline]]\nname = \"slow\"\nstages = [ { plugin = \"blockmatch\", block = 8, range = 8 } ]\n");
+    Client client = connectTo(daemon);
+    constexpr uint32_t width = 1280, height = 720;
+    constexpr size_t blocks = (width / 8) * (height / 8);
+    framecl_frame_layout out_layout{};
+    uint32_t session = 0;
+    const framecl_session_options reject{FRAMECL_BACKPRESSURE_REJECT, 0};
+    REQUIRE(framecl_open_session_with(client, "slow", DRM_FORMAT_R8, width, height, nullptr, 0, &reject, &session,
+                                      &out_layout) == 0);
+    uint64_t in_size = 0;
+    const auto in_layout = packed(DRM_FORMAT_R8, width, height, &in_size);
+    const uint64_t out_size = framecl_layout_end(&out_layout);
+    framecl::UniqueFd a_fd, b_fd, out_fds[4];
+    const uint32_t a = registerMemfd(client, in_layout, in_size, a_fd);
+    const uint32_t b = registerMemfd(client, in_layout, in_size, b_fd);
+    uint32_t outs[4];
+    for (int i = 0; i < 4; ++i)
+        outs[i] = registerMemfd(client, out_layout, out_size, out_fds[i]);
+    std::mt19937 random(11);
+    for (const int fd : {a_fd.get(), b_fd.get()}) {
+        std::vector<uint8_t> bytes(in_size);
+        for (auto& byte : bytes)
+            byte = uint8_t(random());
+        REQUIRE(pwrite(fd, bytes.data(), bytes.size(), 0) == ssize_t(bytes.size()));
+    }
+    // How many of an output's blocks say "no previous frame".
+    const auto firstFrameBlocks = [&](int out) {
+        const auto bytes = readMemfd(out_fds[out].get(), out_size);
+        size_t count = 0;
+        for (size_t k = 0; k < blocks; ++k) {
+            const Match match = matchAt(bytes.data(), k);
+            count += match.dx == 0 && match.dy == 0 && match.cost == 65535;
+        }
+        return count;
+    };
+    const auto waitFor = [&](uint64_t sequence) {
+        const framecl_done done = nextDone(client);
+        REQUIRE(done.sequence == sequence);
+        return done;
+    };
+
+    // 1 runs, 2 waits behind it, 3 is refused (two in flight), 4 comes after 3, 5 after 4.
+    REQUIRE(framecl_submit(client, session, a, outs[0], 1) == 0);
+    REQUIRE(framecl_submit(client, session, b, outs[1], 2) == 0);
+    REQUIRE(framecl_submit(client, session, a, outs[2], 3) == 0);
+    CHECK(waitFor(3).status == FRAMECL_FRAME_BUSY);
+    CHECK(waitFor(1).status == FRAMECL_FRAME_OK);
+    CHECK(waitFor(2).status == FRAMECL_FRAME_OK);
+    REQUIRE(framecl_submit(client, session, b, outs[2], 4) == 0);
+    CHECK(waitFor(4).status == FRAMECL_FRAME_OK);
+    REQUIRE(framecl_submit(client, session, a, outs[3], 5) == 0);
+    CHECK(waitFor(5).status == FRAMECL_FRAME_OK);
+
+    CHECK(firstFrameBlocks(0) == blocks); // the session's first frame
+    CHECK(firstFrameBlocks(1) == 0);      // 2 against 1, which ran
+    CHECK(firstFrameBlocks(2) == blocks); // 4, after the refused 3: nothing before it
+    CHECK(firstFrameBlocks(3) == 0);      // 5 against 4
+}

@@ -103,7 +103,8 @@ std::vector<uint8_t> uvPlane(const std::vector<uint8_t>& nv12)
 
 TEST_CASE("every filter plugin runs in a multi-stage pipeline through the daemon, equal to the references")
 {
-    RunningDaemon daemon(pipelines);
+    // Time for every candidate on a busy machine: only a whole tuning is written down.
+    RunningDaemon daemon("[gpu]\ntuning_budget_ms = 600000\n" + pipelines);
     Client client;
     const std::string socket = daemon.socket().string();
     framecl_connect_options options{socket.c_str(), "filters-test", 10000};

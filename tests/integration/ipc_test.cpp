@@ -194,7 +194,7 @@ TEST_CASE("malformed and out-of-place messages get an error reply and the daemon
     const std::string token = RawClient::envelopeOf(text)->message_as_Welcome()->token()->str();
     std::tie(type, text) = roundTrip(submit);
     CHECK(type == wire::Message::ErrorReply);
-    CHECK(contains(text, "bind the buffer socket first"));
+    CHECK(contains(text, "then bind the buffer socket with the Welcome's token"));
     raw.bind(token);
     std::tie(type, text) = roundTrip(submit);
     CHECK(type == wire::Message::ErrorReply);

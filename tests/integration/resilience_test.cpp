@@ -4,11 +4,14 @@
 // serving everyone else.
 #include <atomic>
 #include <barrier>
+#include <deque>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <thread>
 
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 #include <poll.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -100,6 +103,47 @@ std::chrono::milliseconds cpuTime(pid_t pid)
     }
     return std::chrono::milliseconds((utime + stime) * 1000 / uint64_t(sysconf(_SC_CLK_TCK)));
 }
+
+// 40 DEALER sockets saying Hello as fast as framecld answers, never binding, from a
+// thread of their own until stop() or destruction.
+class HelloFlood {
+public:
+    explicit HelloFlood(const RunningDaemon& daemon) : thread_([this, socket = daemon.socket()] { run(socket); }) {}
+    ~HelloFlood() { stop(); }
+    void stop()
+    {
+        stopping_ = true;
+        if (thread_.joinable())
+            thread_.join();
+    }
+    uint64_t welcomes() const { return welcomes_; }
+
+private:
+    void run(const std::filesystem::path& socket_path)
+    {
+        zmq::context_t context;
+        std::vector<zmq::socket_t> sockets;
+        for (int i = 0; i < 40; ++i) {
+            sockets.emplace_back(context, zmq::socket_type::dealer);
+            sockets.back().set(zmq::sockopt::linger, 0);
+            sockets.back().connect("ipc://" + socket_path.string());
+        }
+        flatbuffers::FlatBufferBuilder builder;
+        const auto hello = framecl::protocol::finishEnvelope(
+            builder, wire::CreateHelloDirect(builder, framecl::protocol::protocol_version, "flood"));
+        while (!stopping_)
+            for (auto& socket : sockets) {
+                [[maybe_unused]] auto sent = socket.send(zmq::buffer(hello.data(), hello.size()), zmq::send_flags::dontwait);
+                zmq::message_t reply;
+                while (socket.recv(reply, zmq::recv_flags::dontwait))
+                    ++welcomes_;
+            }
+    }
+
+    std::atomic<bool> stopping_{false};
+    std::atomic<uint64_t> welcomes_{0};
+    std::thread thread_; // last: it starts once the members above exist
+};
 
 size_t openFds(pid_t pid)
 {
@@ -217,7 +261,7 @@ TEST_CASE("a client that has not bound its buffer socket gets only errors, and H
                                                                 wire::CreateFrameLayout(builder, DRM_FORMAT_ABGR8888, 8, 8)));
         const auto [type, text] = outsider.roundTrip(bytes);
         REQUIRE(type == wire::Message::ErrorReply);
-        CHECK(contains(text, "bind the buffer socket first"));
+        CHECK(contains(text, "then bind the buffer socket with the Welcome's token"));
     }
 
     // More Hellos than clients may be served, none of them bound: the oldest give way.
@@ -394,4 +438,229 @@ TEST_CASE("while OpenSessions tune one after another, the watchdog is still pett
     const auto between = std::count_if(pets.begin(), pets.end(), [&](auto at) { return at > *first && at < *last; });
     INFO("sessions opened over " << std::chrono::duration<double>(*last - *first).count() << " s");
     CHECK(between >= 1);
+}
+
+TEST_CASE("a flood of Hellos from one process keeps no state in framecld and locks no other client out")
+{
+    RunningDaemon daemon(luma_pipeline);
+    HelloFlood flood(daemon);
+    for (auto deadline = std::chrono::steady_clock::now() + 20s;
+         flood.welcomes() < 500 && std::chrono::steady_clock::now() < deadline;)
+        std::this_thread::sleep_for(10ms);
+    REQUIRE(flood.welcomes() >= 500);
+    int connected = 0;
+    std::string last_error;
+    for (int i = 0; i < 10; ++i) {
+        const std::string error = connectError(daemon, "real");
+        connected += error.empty();
+        if (!error.empty())
+            last_error = error;
+    }
+    flood.stop();
+    CHECK_MESSAGE(connected == 10, last_error);
+    CHECK(alive(daemon.pid()));
+    // Nothing of the flood was kept.
+    Client after = connectTo(daemon, "after");
+    CHECK(clientNames(stats(after)) == std::vector<std::string>{"after"});
+}
+
+TEST_CASE("limits.max_clients holds at bind: of three clients welcomed together, the third is refused there")
+{
+    RunningDaemon daemon(luma_pipeline + "[limits]\nmax_clients = 2\n");
+    RawClient first(daemon), second(daemon), third(daemon);
+    const std::string tokens[] = {first.hello("first"), second.hello("second"), third.hello("third")};
+    CHECK(first.bind(tokens[0]).empty());
+    CHECK(second.bind(tokens[1]).empty());
+    CHECK(third.bind(tokens[2]) == "framecld serves limits.max_clients = 2 clients already");
+
+    flatbuffers::FlatBufferBuilder builder;
+    const auto [type, text] = first.roundTrip(framecl::protocol::finishEnvelope(builder, wire::CreateStatsRequest(builder, 1)));
+    REQUIRE(type == wire::Message::StatsReply);
+    const auto json = nlohmann::json::parse(RawClient::envelopeOf(text)->message_as_StatsReply()->json()->str());
+    CHECK(clientNames(json) == std::vector<std::string>{"first", "second"});
+    // The refused one is not a client: it is answered as one that never said Hello.
+    flatbuffers::FlatBufferBuilder again;
+    const auto [third_type, third_text] =
+        third.roundTrip(framecl::protocol::finishEnvelope(again, wire::CreateStatsRequest(again, 2)));
+    CHECK(third_type == wire::Message::ErrorReply);
+}
+
+TEST_CASE("connections closed for sending nothing are logged summed up, not a warning each")
+{
+    RunningDaemon daemon(luma_pipeline + "[limits]\nmax_clients = 2\n");
+    // Each connection past the two that may wait pushes out the oldest.
+    constexpr int connections = 300;
+    std::deque<framecl::UniqueFd> idle;
+    for (int i = 0; i < connections; ++i) {
+        idle.push_back(idleBufferConnection(daemon));
+        if (idle.size() > 4)
+            idle.pop_front(); // long pushed out by now
+    }
+    const auto countLines = [&](const std::string& part) {
+        std::istringstream log(daemon.log());
+        size_t count = 0;
+        for (std::string line; std::getline(log, line);)
+            count += contains(line, part);
+        return count;
+    };
+    // The summary comes with the next housekeeping, within 5 s.
+    for (auto deadline = std::chrono::steady_clock::now() + 12s;
+         countLines("more in the last 5 s") == 0 && std::chrono::steady_clock::now() < deadline;)
+        std::this_thread::sleep_for(100ms);
+    CHECK(countLines("closed a connection that sent no RegisterBuffers") <= 3);
+    CHECK(countLines("connections closed for sending no RegisterBuffers while others waited:") >= 1);
+    Client client = connectTo(daemon, "real");
+    CHECK(clientNames(stats(client)) == std::vector<std::string>{"real"});
+}
+
+TEST_CASE("out of file descriptors, a RegisterBuffers is refused alone and its client keeps its buffers and session")
+{
+    RunningDaemon daemon(luma_pipeline);
+    const pid_t pid = daemon.pid();
+    Client client = connectTo(daemon, "holder");
+    uint32_t session = 0;
+    REQUIRE(framecl_open_session(client, "luma", DRM_FORMAT_ABGR8888, 16, 8, nullptr, 0, &session, nullptr) == 0);
+    uint64_t size = 0;
+    const auto layout = packed(DRM_FORMAT_ABGR8888, 16, 8, &size);
+    framecl::UniqueFd in_fd, out_fd;
+    const uint32_t in = registerMemfd(client, layout, size, in_fd);
+    const uint32_t out = registerMemfd(client, packed(DRM_FORMAT_R8, 16, 8), 16 * 8, out_fd);
+
+    // No fd number left below the limit: the kernel cannot install a received fd.
+    rlimit before{};
+    REQUIRE(prlimit(pid, RLIMIT_NOFILE, nullptr, &before) == 0);
+    std::set<int> used;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/fd"))
+        used.insert(std::stoi(entry.path().filename()));
+    rlim_t lowest_free = 0;
+    while (used.count(int(lowest_free)))
+        ++lowest_free;
+    rlimit scarce = before;
+    scarce.rlim_cur = lowest_free;
+    REQUIRE(prlimit(pid, RLIMIT_NOFILE, &scarce, nullptr) == 0);
+    framecl::UniqueFd extra = sealedMemfd("extra", off_t(size));
+    uint32_t id = 0;
+    const int registered = framecl_register_buffer(client, extra.get(), &layout, &id);
+    const std::string error = registered == 0 ? "" : framecl_last_error(client);
+    REQUIRE(prlimit(pid, RLIMIT_NOFILE, &before, nullptr) == 0);
+    CHECK(registered != 0);
+    CHECK(contains(error, "no file descriptor left"));
+
+    // Nothing else was lost: the same buffers and session carry a frame.
+    const auto now = stats(client);
+    CHECK(now["released_on_disconnect"]["clients"] == 0);
+    CHECK(now["clients"][0]["buffers"] == 2);
+    CHECK(now["clients"][0]["sessions"].size() == 1);
+    REQUIRE(framecl_submit(client, session, in, out, 1) == 0);
+    CHECK(nextDone(client).status == FRAMECL_FRAME_OK);
+    CHECK(framecl_register_buffer(client, extra.get(), &layout, &id) == 0);
+}
+
+TEST_CASE("the sessions a client asked for are not opened once it left, and a client after it is served at once")
+{
+    RunningDaemon daemon("[[pipeline]]\nname = \"blur\"\nstages = [ { plugin = \"box\", width = 5, height = 5 } ]\n");
+    // Clients that each ask for 8 sessions of sizes never seen (each tuned anew on the
+    // GPU, for up to 2 s) and leave without waiting for them.
+    constexpr int leavers = 6;
+    for (int round = 0; round < leavers; ++round) {
+        RawClient leaver(daemon);
+        REQUIRE(leaver.bind(leaver.hello("leaver")).empty());
+        for (uint32_t k = 0; k < 8; ++k) {
+            flatbuffers::FlatBufferBuilder builder;
+            const uint32_t width = 640 + 16 * (uint32_t(round) * 8 + k);
+            leaver.send(framecl::protocol::finishEnvelope(
+                builder, wire::CreateOpenSession(builder, k + 1, builder.CreateString("blur"),
+                                                 wire::CreateFrameLayout(builder, DRM_FORMAT_R8, width, 480))));
+        }
+        // Its requests have all been read once the answer to a later one comes.
+        flatbuffers::FlatBufferBuilder builder;
+        const auto [type, text] =
+            leaver.roundTrip(framecl::protocol::finishEnvelope(builder, wire::CreateStatsRequest(builder, 100)));
+        CHECK(type == wire::Message::StatsReply);
+    }
+    const auto started = std::chrono::steady_clock::now();
+    Client client = connectTo(daemon, "after", 60000);
+    for (auto deadline = started + 10s; clientNames(stats(client)) != std::vector<std::string>{"after"};) {
+        REQUIRE(std::chrono::steady_clock::now() < deadline);
+        std::this_thread::sleep_for(10ms);
+    }
+    uint32_t session = 0;
+    REQUIRE(framecl_open_session(client, "blur", DRM_FORMAT_R8, 320, 240, nullptr, 0, &session, nullptr) == 0);
+    const auto waited = std::chrono::steady_clock::now() - started;
+    INFO("opened after " << std::chrono::duration<double>(waited).count() << " s");
+    // Its own tuning (up to 2 s a stage) and the end of the candidate at work, not the
+    // 2 s of each of the 48 left behind.
+    CHECK(waited < 20s);
+    CHECK(contains(daemon.log(), "cancelled"));
+}
+
+TEST_CASE("SIGTERM while a session tunes stops framecld within the GPU work in flight")
+{
+    // A tuning that would take every candidate's time (a minute at most) had framecld
+    // waited for it.
+    RunningDaemon daemon("[gpu]\ntuning_budget_ms = 60000\n"
+                         "[[pipeline]]\nname = \"smooth\"\nstages = [ { plugin = \"meanshift\" } ]\n");
+    RawClient client(daemon);
+    REQUIRE(client.bind(client.hello("tuning")).empty());
+    flatbuffers::FlatBufferBuilder builder;
+    client.send(framecl::protocol::finishEnvelope(
+        builder, wire::CreateOpenSession(builder, 1, builder.CreateString("smooth"),
+                                         wire::CreateFrameLayout(builder, DRM_FORMAT_ABGR8888, 1280, 720))));
+    // Tuning has begun once the status says so.
+    for (;;) {
+        const auto [type, text] = client.receiveAny();
+        if (type == wire::Message::SessionPreparing && contains(text, "tuning"))
+            break;
+    }
+    const auto stopping = std::chrono::steady_clock::now();
+    REQUIRE(kill(daemon.pid(), SIGTERM) == 0);
+    const auto status = daemon.waitForExit(60s);
+    const auto took = std::chrono::steady_clock::now() - stopping;
+    REQUIRE(status);
+    CHECK(status->exited);
+    CHECK(status->code == 0);
+    INFO("stopped in " << std::chrono::duration<double>(took).count() << " s");
+    CHECK(took < 5s); // a tuning frame, the drain, the exit
+}
+
+TEST_CASE("a released buffer and a closed session count against max_bytes_per_client until their frames end")
+{
+    // blockmatch on a 1280x720 frame: long enough on PoCL to act while it runs.
+    const std::string pipelines = "[gpu]\ntuning = \"off\"\n[[pipeline]]\nname = \"slow\"\n"
+                                  "stages = [ { plugin = \"blockmatch\", block = 8, range = 8 } ]\n";
+    RunningDaemon daemon(pipelines);
+    Client client = connectTo(daemon);
+    framecl_frame_layout out_layout{};
+    uint32_t session = 0;
+    REQUIRE(framecl_open_session(client, "slow", DRM_FORMAT_R8, 1280, 720, nullptr, 0, &session, &out_layout) == 0);
+    uint64_t in_size = 0;
+    const auto in_layout = packed(DRM_FORMAT_R8, 1280, 720, &in_size);
+    framecl::UniqueFd a_fd, out_fd;
+    const uint32_t a = registerMemfd(client, in_layout, in_size, a_fd);
+    const uint32_t out = registerMemfd(client, out_layout, framecl_layout_end(&out_layout), out_fd);
+    const auto held = [&] {
+        const auto now = stats(client)["clients"][0];
+        return std::pair{now["bytes"].get<uint64_t>(), now["session_bytes"].get<uint64_t>()};
+    };
+    const auto [buffer_bytes, session_bytes] = held();
+    REQUIRE(session_bytes > 0);
+    // Room for what it holds and a little more, not for a second input.
+    daemon.reconfigure(pipelines + fmt::format("[limits]\nmax_bytes_per_client = {}\n",
+                                               buffer_bytes + session_bytes + in_size / 2));
+    daemon.reload();
+
+    REQUIRE(framecl_submit(client, session, a, out, 1) == 0);
+    REQUIRE(framecl_release_buffer(client, a) == 0);
+    framecl::UniqueFd b_fd = sealedMemfd("b", off_t(in_size));
+    uint32_t b = 0;
+    CHECK(framecl_register_buffer(client, b_fd.get(), &in_layout, &b) != 0); // the frame still holds `a`
+    CHECK(contains(framecl_last_error(client), "would pass limits.max_bytes_per_client"));
+    CHECK(nextDone(client).status == FRAMECL_FRAME_OK);
+    REQUIRE(framecl_register_buffer(client, b_fd.get(), &in_layout, &b) == 0); // `a` is given back
+
+    REQUIRE(framecl_submit(client, session, b, out, 2) == 0);
+    REQUIRE(framecl_close_session(client, session) == 0);
+    CHECK(held().second == session_bytes); // the frame still runs in the session
+    CHECK(nextDone(client).status == FRAMECL_FRAME_OK);
+    CHECK(held().second == 0);
 }

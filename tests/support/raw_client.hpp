@@ -30,23 +30,31 @@ public:
     // Sends `bytes` on the ZeroMQ socket and returns the reply: its type and bytes.
     std::pair<wire::Message, std::string> roundTrip(std::span<const uint8_t> bytes)
     {
-        dealer_.send(zmq::buffer(bytes.data(), bytes.size()));
+        send(bytes);
         return receive();
     }
+
+    // Sends `bytes` on the ZeroMQ socket, reading nothing.
+    void send(std::span<const uint8_t> bytes) { dealer_.send(zmq::buffer(bytes.data(), bytes.size())); }
 
     // The next message on the ZeroMQ socket, past the SessionPreparing statuses that
     // come before a slow OpenSession's reply.
     std::pair<wire::Message, std::string> receive()
     {
-        for (;;) {
-            zmq::message_t reply;
-            REQUIRE_MESSAGE(dealer_.recv(reply), "no reply from framecld");
-            std::vector<uint8_t> aligned;
-            const wire::Envelope* envelope = protocol::verifiedEnvelope({reply.data<uint8_t>(), reply.size()}, aligned);
-            REQUIRE(envelope);
-            if (envelope->message_type() != wire::Message::SessionPreparing)
-                return {envelope->message_type(), std::string(reply.to_string_view())};
-        }
+        for (;;)
+            if (auto message = receiveAny(); message.first != wire::Message::SessionPreparing)
+                return message;
+    }
+
+    // The next message on the ZeroMQ socket, whatever it is.
+    std::pair<wire::Message, std::string> receiveAny()
+    {
+        zmq::message_t reply;
+        REQUIRE_MESSAGE(dealer_.recv(reply), "no reply from framecld");
+        std::vector<uint8_t> aligned;
+        const wire::Envelope* envelope = protocol::verifiedEnvelope({reply.data<uint8_t>(), reply.size()}, aligned);
+        REQUIRE(envelope);
+        return {envelope->message_type(), std::string(reply.to_string_view())};
     }
 
     // Says Hello as `name`; returns the Welcome's token, or the ErrorReply's message
@@ -68,8 +76,9 @@ public:
     }
 
     // Connects the buffer socket and binds it to the client of `token` with an empty
-    // RegisterBuffers, as libframecl does right after the Welcome.
-    void bind(const std::string& token)
+    // RegisterBuffers, as libframecl does right after the Welcome. Returns the refusal
+    // the reply carries, "" where the connection was bound.
+    std::string bind(const std::string& token)
     {
         buffer_socket_.reset(socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
         const timeval patience{20, 0}; // as the DEALER's: a reply that never comes fails the test
@@ -89,7 +98,12 @@ public:
         const wire::Envelope* envelope = protocol::verifiedEnvelope(reply->bytes, aligned);
         REQUIRE(envelope);
         REQUIRE(envelope->message_type() == wire::Message::RegisterBuffersReply);
+        const auto* results = envelope->message_as_RegisterBuffersReply()->results();
+        return results && results->size() > 0 && results->Get(0)->error() ? results->Get(0)->error()->str() : "";
     }
+
+    // The bound buffer socket.
+    int bufferSocket() const { return buffer_socket_.get(); }
 
     // Sends `bytes` as one packet on the bound buffer socket, reading nothing.
     void sendFrame(std::span<const uint8_t> bytes) { REQUIRE(protocol::sendPacket(buffer_socket_.get(), bytes)); }

@@ -49,6 +49,10 @@ const pipeline::PipelineDefinition& pipelineNamed(const std::string& name)
     return *definition;
 }
 
+// Time enough to try every candidate on a busy machine: only a tuning that did is kept in
+// tuning.json.
+constexpr auto whole_tuning = std::chrono::minutes(5);
+
 const std::vector<std::string> sobel_variants = {"pixel", "row16", "block16x2", "aligned16x4", "image"};
 
 nlohmann::json readJson(const std::filesystem::path& file)
@@ -60,18 +64,21 @@ nlohmann::json readJson(const std::filesystem::path& file)
 
 } // namespace
 
-TEST_CASE("the candidates are each variant left to auto with the default work group, then with each shape")
+TEST_CASE("the candidates are the plugin's auto, each variant with the default work group, then with each shape")
 {
     const auto& caps = device().gpu->capabilities();
     const pipeline::FrameShape r8{DRM_FORMAT_R8, 64, 48};
     const auto candidates = pipeline::Tuner::candidates(pipelineNamed("sobel-auto").stages[0], r8, caps.max_work_group_size);
     const size_t variants = sobel_variants.size();
-    REQUIRE(candidates.size() > variants);
+    REQUIRE(candidates.size() > variants + 1);
+    // The plugin's own choice first: the one to beat.
+    CHECK(candidates[0].variant == "auto");
+    CHECK(candidates[0].local == std::array<size_t, 2>{0, 0});
     for (size_t i = 0; i < variants; ++i) {
-        CHECK(candidates[i].variant == sobel_variants[i]);
-        CHECK(candidates[i].local == std::array<size_t, 2>{0, 0});
+        CHECK(candidates[i + 1].variant == sobel_variants[i]);
+        CHECK(candidates[i + 1].local == std::array<size_t, 2>{0, 0});
     }
-    for (size_t i = variants; i < candidates.size(); ++i) {
+    for (size_t i = variants + 1; i < candidates.size(); ++i) {
         CAPTURE(i);
         CHECK(std::find(sobel_variants.begin(), sobel_variants.end(), candidates[i].variant) != sobel_variants.end());
         CHECK(candidates[i].local[0] * candidates[i].local[1] <= caps.max_work_group_size);
@@ -111,7 +118,7 @@ TEST_CASE("every candidate the tuner may choose computes the reference's bytes")
     }
 }
 
-TEST_CASE("a candidate's timing stops after its first timed frame where that frame is over the bound given")
+TEST_CASE("a candidate's timing stops after its first timed frame over the bound, once it cannot win, or when cancelled")
 {
     auto timer = pipeline::StageTimer::open(*device().gpu, pipeline::singleStage(pipelineNamed("sobel-row16"), 0),
                                             {DRM_FORMAT_R8, 64, 48});
@@ -119,15 +126,42 @@ TEST_CASE("a candidate's timing stops after its first timed frame where that fra
     const auto all = timer->time({}, 1, 3);
     REQUIRE(all);
     CHECK(all->gpu_ns.size() == 3);
-    const auto under = timer->time({}, 1, 3, 3600'000'000'000); // an hour: no frame takes that
+    const auto under = timer->time({}, 1, 3, {.hopeless_ns = 3600'000'000'000}); // an hour: no frame takes that
     REQUIRE(under);
     CHECK(under->gpu_ns.size() == 3);
-    const auto over = timer->time({}, 1, 3, 1); // every frame takes more than a nanosecond
+    const auto over = timer->time({}, 1, 3, {.hopeless_ns = 1}); // every frame takes more than a nanosecond
     REQUIRE(over);
     REQUIRE(over->gpu_ns.size() == 1);
     CHECK(over->gpu_ns[0] > 1);
     CHECK(over->wall_ns.size() == 1);
     CHECK(over->copy_ns.size() == 1);
+    // Two of three frames over the best so far decide a median that cannot beat it.
+    const auto beaten = timer->time({}, 1, 3, {.beat_ns = 1});
+    REQUIRE(beaten);
+    CHECK(beaten->gpu_ns.size() == 2);
+    std::atomic<bool> cancelled{true};
+    const auto stopped = timer->time({}, 1, 3, {.cancelled = &cancelled});
+    REQUIRE_FALSE(stopped);
+    CHECK(stopped.error().message == pipeline::cancelled_text);
+}
+
+TEST_CASE("with a kernel budget a candidate's frames are cut as a session's are, and go to the GPU a part at a time")
+{
+    const pipeline::FrameShape large{DRM_FORMAT_R8, 1024, 768};
+    const auto stage = pipeline::singleStage(pipelineNamed("sobel-row16"), 0);
+    auto whole = pipeline::StageTimer::open(*device().gpu, stage, large);
+    REQUIRE(whole);
+    const auto untiled = whole->time({}, 0, 1);
+    REQUIRE(untiled);
+    CHECK(untiled->parts == 1);
+    // A budget of a tenth of the whole frame's time: several parts.
+    const uint64_t budget_ns = std::max<uint64_t>(untiled->gpu_ns[0] / 10, 1);
+    auto cut = pipeline::StageTimer::open(*device().gpu, stage, large, budget_ns);
+    REQUIRE(cut);
+    const auto tiled = cut->time({}, 0, 1);
+    REQUIRE(tiled);
+    INFO("a whole frame " << untiled->gpu_ns[0] << " ns, the budget " << budget_ns << " ns");
+    CHECK(tiled->parts > 1);
 }
 
 TEST_CASE("choices are timed once, kept in tuning.json and read back by the next tuner")
@@ -137,15 +171,16 @@ TEST_CASE("choices are timed once, kept in tuning.json and read back by the next
     const pipeline::FrameShape r8{DRM_FORMAT_R8, 64, 48};
     std::vector<pipeline::StageChoice> first;
     {
-        pipeline::Tuner tuner(*device().gpu, cache.path());
+        pipeline::Tuner tuner(*device().gpu, cache.path(), whole_tuning);
         first = tuner.choose(pipeline, r8);
         REQUIRE(first.size() == 2);
         const auto& epsilon_variants = pipeline.stages[0].plugin->params()[*pipeline::variantParam(
                                                                                pipeline.stages[0].plugin->params())]
                                            .allowed;
-        CHECK(std::find(epsilon_variants.begin() + 1, epsilon_variants.end(), first[0].variant) !=
+        CHECK(std::find(epsilon_variants.begin(), epsilon_variants.end(), first[0].variant) !=
               epsilon_variants.end());
-        CHECK(std::find(sobel_variants.begin(), sobel_variants.end(), first[1].variant) != sobel_variants.end());
+        CHECK((first[1].variant == "auto" ||
+               std::find(sobel_variants.begin(), sobel_variants.end(), first[1].variant) != sobel_variants.end()));
         const auto lines = tuner.describe(pipeline);
         REQUIRE(lines.size() == 2);
         CHECK(lines[0].starts_with("stage 1 (epsilon) on R8 64x48: variant " + first[0].variant));
@@ -164,7 +199,7 @@ TEST_CASE("choices are timed once, kept in tuning.json and read back by the next
         entry["local"] = {8, 8};
     }
     std::ofstream(file) << json.dump();
-    pipeline::Tuner reader(*device().gpu, cache.path());
+    pipeline::Tuner reader(*device().gpu, cache.path(), whole_tuning);
     const auto read = reader.choose(pipeline, r8);
     REQUIRE(read.size() == 2);
     for (size_t k = 0; k < 2; ++k) {
@@ -180,7 +215,7 @@ TEST_CASE("choices are timed once, kept in tuning.json and read back by the next
         entry["local"] = {4096, 4096};
     }
     std::ofstream(file) << json.dump();
-    const auto retuned = pipeline::Tuner(*device().gpu, cache.path()).choose(pipeline, r8);
+    const auto retuned = pipeline::Tuner(*device().gpu, cache.path(), whole_tuning).choose(pipeline, r8);
     REQUIRE(retuned.size() == 2);
     CHECK(retuned[0].variant != "warp-drive");
     CHECK(retuned[1].local[0] * std::max<size_t>(retuned[1].local[1], 1) <=
@@ -196,7 +231,7 @@ TEST_CASE("a broken tuning.json is ignored and replaced; a stage with one candid
 {
     test::TempDir cache;
     std::ofstream(cache.path() / "tuning.json") << "{ not json";
-    pipeline::Tuner tuner(*device().gpu, cache.path());
+    pipeline::Tuner tuner(*device().gpu, cache.path(), whole_tuning);
     const auto chosen = tuner.choose(pipelineNamed("sobel-auto"), {DRM_FORMAT_R8, 40, 30});
     REQUIRE(chosen.size() == 1);
     CHECK(!chosen[0].variant.empty());
@@ -230,7 +265,7 @@ TEST_CASE("tuning.json keeps at most max_tuning_choices, dropping the least rece
     test::TempDir cache;
     const auto& offset = pipelineNamed("offset");
     const auto file = cache.path() / "tuning.json";
-    pipeline::Tuner(*device().gpu, cache.path()).choose(offset, {DRM_FORMAT_R8, 40, 30});
+    pipeline::Tuner(*device().gpu, cache.path(), whole_tuning).choose(offset, {DRM_FORMAT_R8, 40, 30});
     nlohmann::json json = readJson(file);
     REQUIRE(json["choices"].size() == 1);
     const std::string key = json["choices"].begin().key();
@@ -245,7 +280,7 @@ TEST_CASE("tuning.json keeps at most max_tuning_choices, dropping the least rece
     }
     std::ofstream(file) << json.dump();
 
-    pipeline::Tuner tuner(*device().gpu, cache.path());
+    pipeline::Tuner tuner(*device().gpu, cache.path(), whole_tuning);
     tuner.choose(offset, {DRM_FORMAT_R8, 2, 2}); // used now: the most recent
     tuner.choose(offset, {DRM_FORMAT_R8, 40, 32}); // new: tuned, and the oldest goes
     json = readJson(file);
@@ -254,4 +289,34 @@ TEST_CASE("tuning.json keeps at most max_tuning_choices, dropping the least rece
     CHECK(json["choices"].contains(prefix + "R8 2x2"));
     CHECK_FALSE(json["choices"].contains(prefix + "R8 1x2"));
     CHECK(json["choices"].contains(prefix + "R8 3x2"));
+}
+
+TEST_CASE("a tuning its budget cut short serves this tuner's sessions but is not written to tuning.json")
+{
+    test::TempDir cache;
+    const auto& pipeline = pipelineNamed("sobel-auto");
+    const pipeline::FrameShape r8{DRM_FORMAT_R8, 64, 48};
+    // No time at all: the first candidate, the plugin's own choice, is all that is timed.
+    pipeline::Tuner tuner(*device().gpu, cache.path(), std::chrono::milliseconds(0));
+    const auto chosen = tuner.choose(pipeline, r8);
+    REQUIRE(chosen.size() == 1);
+    CHECK(chosen[0].variant == "auto");
+    CHECK(tuner.choose(pipeline, r8)[0].variant == "auto"); // kept for this framecld: not timed again
+    const auto lines = tuner.describe(pipeline);
+    REQUIRE(lines.size() == 1);
+    CHECK(lines[0].ends_with("(the best of the candidates timed within the budget)"));
+    CHECK_FALSE(std::filesystem::exists(cache.path() / "tuning.json"));
+}
+
+TEST_CASE("a cancelled tuning chooses nothing and keeps nothing")
+{
+    test::TempDir cache;
+    const auto& pipeline = pipelineNamed("sobel-auto");
+    pipeline::Tuner tuner(*device().gpu, cache.path());
+    std::atomic<bool> cancelled{true};
+    const auto chosen = tuner.choose(pipeline, {DRM_FORMAT_R8, 64, 48}, {}, &cancelled);
+    REQUIRE(chosen.size() == 1);
+    CHECK(chosen[0].variant.empty());
+    CHECK(tuner.describe(pipeline).empty());
+    CHECK_FALSE(std::filesystem::exists(cache.path() / "tuning.json"));
 }
