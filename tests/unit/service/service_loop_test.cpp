@@ -14,13 +14,13 @@ using namespace framecl;
 
 namespace {
 
-void signal(const UniqueFd& fd)
+void wake(const UniqueFd& fd)
 {
     const uint64_t one = 1;
     REQUIRE(write(fd.get(), &one, sizeof one) == sizeof one);
 }
 
-void drain(const UniqueFd& fd)
+void consume(const UniqueFd& fd)
 {
     uint64_t count = 0;
     REQUIRE(read(fd.get(), &count, sizeof count) == sizeof count);
@@ -35,20 +35,20 @@ TEST_CASE("a handler that throws is logged and the loop keeps serving every fd")
     UniqueFd failing(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)), other(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
     int failures = 0, others = 0;
     loop.watch(failing.get(), [&] {
-        drain(failing);
+        consume(failing);
         if (++failures == 1)
             throw std::runtime_error("a request the handler could not take");
-        signal(other); // the second event of the same fd ran too
+        wake(other); // the second event of the same fd ran too
     });
     loop.watch(other.get(), [&] {
-        drain(other);
+        consume(other);
         if (++others == 1)
-            signal(failing);
+            wake(failing);
         else
             loop.stop(0, "done");
     });
-    signal(failing); // throws; then `other`, `failing` again, `other` again, which stops
-    signal(other);
+    wake(failing); // throws; then `other`, `failing` again, `other` again, which stops
+    wake(other);
     CHECK(loop.run([] { return std::string(); }) == 0);
     CHECK(failures == 2);
     CHECK(others == 2);
