@@ -143,7 +143,7 @@ struct framecl_intermediate {
  * average), tightly packed in `format` (a single-plane format). The daemon allocates it
  * when the session opens, in device memory: never on-chip, whose contents last only for
  * one enqueue of a recording (guide §9.1.6). It holds zero bytes before the session's
- * first frame, and again before the first frame to begin after one that did not run to
+ * first frame, and again before the frame submitted next after one that did not run to
  * its end (dropped, expired, refused or failed): a kernel tells that it has no history by
  * a word it sets in its state itself. The frame's dispatches run in plan order, and a
  * frame's first dispatch after the previous frame's last, so each frame sees what the
