@@ -478,7 +478,7 @@ Result<std::unique_ptr<Session>> Session::open(const gpu::GpuContext& gpu,
     if (const auto wanted = session->planOnchipRuns(); wanted != placed)
         if (auto done = session->placeIntermediates(wanted); !done)
             return tl::unexpected(done.error());
-    if (auto recorded = session->recordAhead(); !recorded)
+    if (auto recorded = session->recordAhead(options.cancelled); !recorded)
         return fail(fmt::format("recording the pipeline ({}): {}", gpu::recordingModeName(session->recording_),
                                 recorded.error().message));
     // The calibration and the recording's first run wrote the state: the first frame
@@ -603,7 +603,7 @@ Cut Session::cutBetween(const RecordedTile& before, const RecordedTile& after) c
     return Cut::May;
 }
 
-Result<void> Session::recordAhead()
+Result<void> Session::recordAhead(const std::atomic<bool>* cancelled)
 {
     // Stand-ins shaped as the client's buffers will be, packed. A shape without a packed
     // layout (odd NV12) records at its first frame instead.
@@ -625,18 +625,20 @@ Result<void> Session::recordAhead()
     if (!recorded)
         return tl::unexpected(recorded.error());
     // One run: a driver finishes a recording at its first enqueue, and PoCL compiles
-    // each kernel for its work-group size at its first run.
-    std::vector<cl::Event> events;
+    // each kernel for its work-group size at its first run. A part at a time, each
+    // waited for, as the frames' parts go: the lane is shared with the clients' frames,
+    // which would otherwise wait for the whole of a large frame.
     for (const RecordedPart& part : (*recorded)->parts) {
+        if (isCancelled(cancelled))
+            return fail(cancelled_text);
         auto enqueued = part.replay->enqueue(frameUpdates(in_frame, out_frame, (*recorded)->first_tile, part.first,
                                                           part.end),
                                              lanes_.front());
         if (!enqueued)
             return tl::unexpected(enqueued.error());
-        events.insert(events.end(), enqueued->begin(), enqueued->end());
+        if (err = cl::WaitForEvents(*enqueued); err != CL_SUCCESS)
+            return fail(gpu::clFailure("clWaitForEvents", err, "the recording's first run"));
     }
-    if (err = cl::WaitForEvents(events); err != CL_SUCCESS)
-        return fail(gpu::clFailure("clWaitForEvents", err, "the recording's first run"));
     // Every frame replaces the stand-ins through its updates; what was recorded for them
     // alone goes with them.
     // The first client frame still teaches the predictions nothing (EnqueuedFrame): under

@@ -363,7 +363,7 @@ private:
     Result<std::shared_ptr<RecordedSequence>> record(const FrameBuffer& in, const FrameBuffer& out) const;
     // Records the sequence on stand-ins for the client's buffers and runs it once, so
     // that the first frame finds it recorded and the driver's work for it done.
-    Result<void> recordAhead();
+    Result<void> recordAhead(const std::atomic<bool>* cancelled);
     uint64_t predictedNs(const RecordedSequence& sequence, size_t part) const;
     // Counts one dispatch or tile of `stage` that took `ns` in budgetStats().
     void countDispatch(uint32_t stage, uint64_t ns, bool estimated);

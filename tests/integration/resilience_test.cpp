@@ -649,16 +649,27 @@ TEST_CASE("a released buffer and a closed session count against max_bytes_per_cl
                                                buffer_bytes + session_bytes + in_size / 2));
     daemon.reload();
 
-    REQUIRE(framecl_submit(client, session, a, out, 1) == 0);
-    REQUIRE(framecl_release_buffer(client, a) == 0);
     framecl::UniqueFd b_fd = sealedMemfd("b", off_t(in_size));
     uint32_t b = 0;
+    // The Submit goes on the buffer socket, the release on the ZeroMQ socket: the daemon
+    // may read them in either order, so the release waits until the frame is in flight.
+    const auto submitted = [&](uint64_t sequence) {
+        REQUIRE(framecl_submit(client, session, sequence == 1 ? a : b, out, sequence) == 0);
+        for (auto deadline = std::chrono::steady_clock::now() + 10s;
+             stats(client)["clients"][0]["sessions"][0]["frames_in_flight"] != 1;) {
+            REQUIRE(std::chrono::steady_clock::now() < deadline);
+            std::this_thread::sleep_for(1ms);
+        }
+    };
+    submitted(1);
+    REQUIRE(framecl_release_buffer(client, a) == 0);
+
     CHECK(framecl_register_buffer(client, b_fd.get(), &in_layout, &b) != 0); // the frame still holds `a`
     CHECK(contains(framecl_last_error(client), "would pass limits.max_bytes_per_client"));
     CHECK(nextDone(client).status == FRAMECL_FRAME_OK);
     REQUIRE(framecl_register_buffer(client, b_fd.get(), &in_layout, &b) == 0); // `a` is given back
 
-    REQUIRE(framecl_submit(client, session, b, out, 2) == 0);
+    submitted(2);
     REQUIRE(framecl_close_session(client, session) == 0);
     CHECK(held().second == session_bytes); // the frame still runs in the session
     CHECK(nextDone(client).status == FRAMECL_FRAME_OK);
