@@ -5,8 +5,8 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
-#include <vector>
 
 #include <sys/socket.h>
 
@@ -34,9 +34,10 @@ struct SessionState {
     SessionCounters counters;
     FrameMetrics metrics;
     uint32_t in_flight = 0; // accepted and not yet done: waiting or on the GPU
-    // The places (HeldSubmit::arrival) of frames that did not run, whose next frame has
-    // not begun yet: that frame begins with the state zeroed (plugin.h, framecl_state).
-    std::vector<uint64_t> skipped;
+    // A frame at this place (HeldSubmit::arrival) did not run and no frame after it has
+    // been accepted yet: the next one accepted begins with the state zeroed (plugin.h,
+    // framecl_state). One place is enough: every later Submit arrived after it.
+    std::optional<uint64_t> reset_after;
     uint64_t last_begun = 0; // the place of the newest frame that began
 };
 

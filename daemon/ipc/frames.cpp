@@ -133,9 +133,14 @@ tl::expected<Server::PendingFrame, Server::Refusal> Server::acceptFrame(ClientSt
         return refuse(fits.error().message);
     if (!gpu_lost_.empty())
         return refuse(gpu_lost_);
-    return PendingFrame{next_frame_serial_++, client.token, submit.session, submit.sequence, state.session,
-                        input_it->second, output_it->second, submit.queued_ns, submit.arrival,
-                        state.deadline_ns ? submit.queued_ns + state.deadline_ns : 0};
+    PendingFrame frame{next_frame_serial_++, client.token, submit.session, submit.sequence, state.session,
+                       input_it->second, output_it->second, submit.queued_ns, submit.arrival,
+                       state.deadline_ns ? submit.queued_ns + state.deadline_ns : 0};
+    if (state.reset_after && submit.arrival > *state.reset_after) {
+        frame.reset_state = true;
+        state.reset_after.reset();
+    }
+    return frame;
 }
 
 void Server::applyBackpressure(ClientState& client, SessionState& state, const HeldSubmit& submit, PendingFrame frame)
@@ -319,10 +324,11 @@ void Server::enqueueNextPart(uint64_t client_id)
             return;
         }
         front.started = true;
+        if (front.reset_state)
+            front.session->resetState(); // before this frame's first part, enqueued below
         if (ClientState* client = clientByToken(front.token))
             if (auto state = client->sessions.find(front.session_id); state != client->sessions.end())
-                if (beginsAfterSkip(state->second, front.arrival))
-                    front.session->resetState(); // before this frame's first part, enqueued below
+                state->second.last_begun = front.arrival;
         front.input->beginAccess(memory::ImportedBuffer::Access::Read);
         front.output->beginAccess(memory::ImportedBuffer::Access::Write);
         in_flight_.emplace(front.serial, InFlightFrame{front, client_id, std::move(begun), monotonicNs(), 0, 0, {}});
@@ -417,15 +423,16 @@ void Server::frameSkipped(const std::string& token, uint32_t session_id, uint64_
     // and the frames after that one have a frame before them.
     if (state->second.last_begun > arrival)
         return;
-    state->second.skipped.push_back(arrival);
-}
-
-bool Server::beginsAfterSkip(SessionState& state, uint64_t arrival)
-{
-    // A session's frames begin in the order they arrived (its client's queue is a FIFO,
-    // held Submits go first): the first to begin after a skipped one is the one after it.
-    state.last_begun = arrival;
-    return std::erase_if(state.skipped, [&](uint64_t skipped) { return skipped < arrival; }) > 0;
+    // The client's queue holds its frames in the order they arrived (held Submits are
+    // taken before newer ones): the first of the session's after `arrival` is the next.
+    if (std::deque<PendingFrame>* waiting = fairQueueOf(client->id).waiting(client->id))
+        for (PendingFrame& frame : *waiting)
+            if (frame.session_id == session_id && frame.arrival > arrival && !frame.started) {
+                frame.reset_state = true;
+                return;
+            }
+    auto& after = state->second.reset_after;
+    after = after ? std::min(*after, arrival) : arrival;
 }
 
 void Server::endWaitingFrame(const PendingFrame& frame, wire::FrameStatus status, const std::string& error)

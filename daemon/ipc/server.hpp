@@ -88,6 +88,9 @@ private:
         // Its first part is on the GPU: it stays at the front of its client's queue, and
         // in in_flight_, until its last part is.
         bool started = false;
+        // The frame before it (in the order Submits arrived) did not run: the session's
+        // state is zeroed before its first part.
+        bool reset_state = false;
     };
     struct InFlightFrame {
         PendingFrame pending;
@@ -197,12 +200,9 @@ private:
                    uint64_t enqueued_ns, bool last);
     void expireWaitingFrames(uint64_t now_ns);
     // The frame at `arrival` of the session did not run (refused, busy, dropped, failed):
-    // the session's next frame after it begins with its state zeroed, unless it began
-    // already.
+    // the session's next frame after it, waiting or still to come, begins with its state
+    // zeroed, unless it began already.
     void frameSkipped(const std::string& token, uint32_t session_id, uint64_t arrival);
-    // Whether the frame at `arrival` of `state` is the first to begin after one that did
-    // not run; notes that it began.
-    static bool beginsAfterSkip(SessionState& state, uint64_t arrival);
     // Done for a frame that never reached the GPU, with its client's counts.
     void endWaitingFrame(const PendingFrame& frame, wire::FrameStatus status, const std::string& error);
     void onSchedulerTimer();
