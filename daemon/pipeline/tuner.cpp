@@ -20,10 +20,11 @@ using Clock = std::chrono::steady_clock;
 constexpr int file_format = 1;
 
 // Frames per candidate: one to warm up (a driver may compile for a new work-group
-// size at first launch, as PoCL does), then the median of three, or only one where
-// that one took more than hopeless times the best candidate's: it cannot win, and
-// each of its frames holds up the clients' frames queued behind it (epsilon's `image`
-// on PoCL here: 175 ms a frame at 640x360 with every core busy).
+// size at first launch, as PoCL does), then the median of three — or fewer where it
+// cannot win: only one where that one took more than hopeless times the best
+// candidate's, two where both were slower than the best. Its frames take GPU time the
+// clients' frames could have had (epsilon's `image` on PoCL here: 175 ms a frame at
+// 640x360 with every core busy).
 constexpr int warmup_frames = 1;
 constexpr int timed_frames = 3;
 constexpr uint64_t hopeless = 2;
