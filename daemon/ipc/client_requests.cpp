@@ -173,7 +173,9 @@ void Server::sendPreparingStatuses()
 
 void Server::onSessionsPrepared()
 {
-    auto [progress, sessions] = preparer_.take();
+    auto [progress, sessions, opening_work] = preparer_.take();
+    for (auto& work : opening_work)
+        queueOpeningWork(std::move(work));
     for (auto& step : progress)
         if (const auto it = opening_.find(step.ticket); it != opening_.end())
             it->second.status = std::move(step.status);
@@ -208,6 +210,19 @@ void Server::onSessionsPrepared()
         }
         openedSession(*client, opening, std::move(*session));
     }
+    if (!opening_work.empty())
+        schedule();
+}
+
+void Server::queueOpeningWork(std::shared_ptr<pipeline::PendingTurn> work)
+{
+    const auto opening = opening_.find(work->ticket());
+    ClientState* client = opening == opening_.end() ? nullptr : clientByToken(opening->second.token);
+    if (!client)
+        return; // its client went away: the opening is cancelled, and stops waiting for it
+    PendingFrame queued{next_frame_serial_++, client->token, 0, 0, nullptr, nullptr, nullptr, monotonicNs(), 0, 0};
+    queued.opening_work = std::move(work);
+    fairQueueOf(client->id).push(client->id, std::move(queued));
 }
 
 void Server::openedSession(ClientState& client, const OpeningSession& opening,

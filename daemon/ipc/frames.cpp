@@ -1,7 +1,8 @@
 // Frames: from Submit through the fair queues to the GPU, and from completion to Done.
 // Exactly one Done per Submit: refused at once, dropped while waiting, failed, or
-// completed. Frames are enqueued only from this thread (the service loop's); the
-// session preparer's thread enqueues on the same queue while it opens sessions.
+// completed. Everything is enqueued from this thread (the service loop's), the session
+// preparer's pieces of GPU work included: they wait in their client's queue as its
+// frames do (pipeline/gpu_turns.hpp).
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -303,6 +304,8 @@ uint32_t Server::laneFor(const pipeline::Session& session, uint64_t now_ns) cons
 uint64_t Server::nextPartNs(uint64_t client_id)
 {
     const PendingFrame& front = fairQueueOf(client_id).front(client_id);
+    if (front.opening_work)
+        return front.opening_work->predictedNs();
     if (!front.started)
         return front.session->predictedFirstPartNs();
     const InFlightFrame& frame = in_flight_.at(front.serial);
@@ -313,6 +316,8 @@ void Server::enqueueNextPart(uint64_t client_id)
 {
     scheduler::FairQueue<PendingFrame>& fair_queue = fairQueueOf(client_id);
     PendingFrame& front = fair_queue.front(client_id);
+    if (front.opening_work)
+        return runOpeningWork(client_id);
     if (!front.started) {
         pipeline::ClientFrame begun;
         if (auto frame = pipeline::beginClientFrame(*front.session, *front.input, *front.output); frame)
@@ -352,15 +357,32 @@ void Server::enqueueNextPart(uint64_t client_id)
     if (last)
         frame.last_part_ns = enqueued_ns;
     fair_queue.charge(client_id, int64_t(predicted));
-    watchPart(frame.pending.serial, part, lane, *event, predicted, enqueued_ns, last);
+    watchPart(frame.pending.serial, client_id, part, lane, *event, predicted, enqueued_ns, last);
 }
 
-void Server::watchPart(uint64_t serial, size_t part, uint32_t lane, const cl::Event& event, uint64_t predicted_ns,
-                       uint64_t enqueued_ns, bool last)
+void Server::runOpeningWork(uint64_t client_id)
+{
+    scheduler::FairQueue<PendingFrame>& fair_queue = fairQueueOf(client_id);
+    const PendingFrame work = std::move(fair_queue.front(client_id));
+    fair_queue.pop(client_id);
+    const uint64_t enqueued_ns = monotonicNs();
+    const auto event = work.opening_work->run();
+    // Cancelled meanwhile, or refused by the runtime (a work-group size the kernel cannot
+    // take, for a tuning candidate): the preparer's thread hears why; the device is fine.
+    if (!event || !*event)
+        return;
+    fair_queue.charge(client_id, int64_t(work.opening_work->predictedNs()));
+    perf_hint_.workStarted(std::chrono::steady_clock::now());
+    watchPart(work.serial, client_id, opening_part, work.opening_work->lane(), **event,
+              work.opening_work->predictedNs(), enqueued_ns, true);
+}
+
+void Server::watchPart(uint64_t serial, uint64_t client_id, size_t part, uint32_t lane, const cl::Event& event,
+                       uint64_t predicted_ns, uint64_t enqueued_ns, bool last)
 {
     const uint64_t part_serial = next_part_serial_++;
     completions_.notifyOnCompletion(event, part_serial, lane);
-    on_gpu_.push_back({part_serial, serial, part, lane, predicted_ns, enqueued_ns, last});
+    on_gpu_.push_back({part_serial, serial, client_id, part, lane, predicted_ns, enqueued_ns, last});
     // Guide §5.7: flush so the GPU starts now rather than when the queue fills.
     gpu_.lane(lane).flush();
 }
@@ -374,7 +396,7 @@ void Server::abandonFrame(InFlightFrame& frame, const std::string& error)
                                             frame.frame);
     if (end && *end) {
         frame.last_part_ns = enqueued_ns;
-        watchPart(serial, abandoned_part, frame.frame.frame.last_lane, **end, 0, enqueued_ns, true);
+        watchPart(serial, frame.client_id, abandoned_part, frame.frame.frame.last_lane, **end, 0, enqueued_ns, true);
         return;
     }
     if (!end)
@@ -480,12 +502,23 @@ void Server::completePart(const Completion& completion)
     }
     on_gpu_.erase(std::find_if(on_gpu_.begin(), on_gpu_.end(),
                                [&](const QueuedPart& each) { return each.serial == part.serial; }));
+    const uint64_t started_ns = std::max(part.enqueued_ns, last_part_end_ns_);
+    last_part_end_ns_ = std::max(started_ns, completion.callback_ns);
+    if (part.part == opening_part) {
+        // Its thread waits for it too, and reads its profiled time; here it is charged
+        // by the time it held the GPU as the host saw it.
+        const uint64_t gpu_ns = last_part_end_ns_ - started_ns;
+        fairQueueOf(part.client_id).charge(part.client_id, int64_t(gpu_ns) - int64_t(part.predicted_ns));
+        if (completion.execution_status != CL_COMPLETE)
+            gpu_failed_ = true;
+        if (on_gpu_.empty())
+            perf_hint_.workEnded(std::chrono::steady_clock::now());
+        return;
+    }
     auto it = in_flight_.find(part.frame);
     if (it == in_flight_.end())
         return;
     InFlightFrame& frame = it->second;
-    const uint64_t started_ns = std::max(part.enqueued_ns, last_part_end_ns_);
-    last_part_end_ns_ = std::max(started_ns, completion.callback_ns);
     if (part.part != abandoned_part) {
         // What it cost, profiled, or (without profiling) its time on the GPU's queue
         // from when the GPU could take it; the fair queue charged the prediction.

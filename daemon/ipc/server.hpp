@@ -91,6 +91,9 @@ private:
         // The frame before it (in the order Submits arrived) did not run: the session's
         // state is zeroed before its first part.
         bool reset_state = false;
+        // Not a frame: a piece of the GPU work of a session this client asked for, being
+        // opened (pipeline/gpu_turns.hpp), which runs when the client's turn comes.
+        std::shared_ptr<pipeline::PendingTurn> opening_work{};
     };
     struct InFlightFrame {
         PendingFrame pending;
@@ -108,13 +111,17 @@ private:
     struct QueuedPart {
         uint64_t serial;       // what the completion queue reports
         uint64_t frame;        // the in-flight frame's serial
-        size_t part;           // its index in the frame; `abandoned_part` for an abandoned frame's end
+        uint64_t client_id;
+        // Its index in the frame; `abandoned_part` for an abandoned frame's end,
+        // `opening_part` for a piece of a session's opening (no frame).
+        size_t part;
         uint32_t lane;
         uint64_t predicted_ns; // 0: unknown
         uint64_t enqueued_ns;
         bool last; // the frame ends with it
     };
     static constexpr size_t abandoned_part = SIZE_MAX;
+    static constexpr size_t opening_part = SIZE_MAX - 1;
     struct Refusal {
         wire::FrameStatus status;
         std::string error;
@@ -157,8 +164,10 @@ private:
 
     void onHello(const std::string& identity, const wire::Hello& hello);
     void onOpenSession(ClientState& client, const wire::OpenSession& request);
-    // Sessions the preparer has opened (or refused): each to its client, with its reply.
+    // Sessions the preparer has opened (or refused): each to its client, with its reply;
+    // and the pieces of their GPU work, each to its client's fair queue.
     void onSessionsPrepared();
+    void queueOpeningWork(std::shared_ptr<pipeline::PendingTurn> work);
     // Each session being opened: its status to its client again, about once a second,
     // so that its wait for the reply starts again while the preparer is at work.
     void sendPreparingStatuses();
@@ -190,14 +199,18 @@ private:
     // Puts the next part of `client_id`'s front frame on the GPU, starting the frame
     // first if it is new; pops it from the fair queue once it is all there.
     void enqueueNextPart(uint64_t client_id);
+    // The same where the front is a piece of a session's opening: its thread enqueues
+    // it now.
+    void runOpeningWork(uint64_t client_id);
     // Which of `session`'s lanes its next part goes to.
     uint32_t laneFor(const pipeline::Session& session, uint64_t now_ns) const;
     // A started frame whose next part failed to enqueue: ends Failed with `error` once
     // what it enqueued has run (at once if nothing was).
     void abandonFrame(InFlightFrame& frame, const std::string& error);
-    // Watches `event`, on lane `lane`, the end of part `part` of in-flight frame `serial`.
-    void watchPart(uint64_t serial, size_t part, uint32_t lane, const cl::Event& event, uint64_t predicted_ns,
-                   uint64_t enqueued_ns, bool last);
+    // Watches `event`, on lane `lane`, the end of part `part` of in-flight frame `serial`
+    // of client `client_id`.
+    void watchPart(uint64_t serial, uint64_t client_id, size_t part, uint32_t lane, const cl::Event& event,
+                   uint64_t predicted_ns, uint64_t enqueued_ns, bool last);
     void expireWaitingFrames(uint64_t now_ns);
     // The frame at `arrival` of the session did not run (refused, busy, dropped, failed):
     // the session's next frame after it, waiting or still to come, begins with its state

@@ -9,32 +9,44 @@
 namespace framecl::pipeline {
 namespace {
 
-// Enqueues `slice` of `dispatch` on `queue`, waits for it and returns its profiled time.
-Result<uint64_t> timeSlice(const cl::CommandQueue& queue, const gpu::ReplayDispatch& dispatch, const Tile& slice)
+// Where calibrateCost's slices go: lane 0 of `gpu`, each in its turn.
+struct SliceQueue {
+    const gpu::GpuContext& gpu;
+    GpuTurns* turns;
+};
+
+// Enqueues `slice` of `dispatch` in its turn, predicted to take `predicted_ns` (0:
+// unknown), waits for it and returns its profiled time.
+Result<uint64_t> timeSlice(const SliceQueue& queue, const gpu::ReplayDispatch& dispatch, const Tile& slice,
+                           uint64_t predicted_ns)
 {
     const bool chosen = dispatch.local[0] != 0 || dispatch.local[1] != 0;
-    cl_event raw = nullptr;
-    cl_int err = clEnqueueNDRangeKernel(queue(), dispatch.kernel(), dispatch.dims, slice.offset.data(),
-                                        slice.global.data(), chosen ? dispatch.local.data() : nullptr, 0, nullptr,
-                                        &raw);
-    if (err != CL_SUCCESS)
-        return fail(gpu::clFailure("clEnqueueNDRangeKernel", err, dispatch.name) + " (calibration)");
-    const cl::Event event(raw); // takes the reference the enqueue returned
-    if (err = event.wait(); err != CL_SUCCESS)
+    auto event = enqueueInTurn(queue.turns, queue.gpu, predicted_ns, 0, [&]() -> Result<cl::Event> {
+        cl_event raw = nullptr;
+        const cl_int err = clEnqueueNDRangeKernel(queue.gpu.queue()(), dispatch.kernel(), dispatch.dims,
+                                                  slice.offset.data(), slice.global.data(),
+                                                  chosen ? dispatch.local.data() : nullptr, 0, nullptr, &raw);
+        if (err != CL_SUCCESS)
+            return fail(gpu::clFailure("clEnqueueNDRangeKernel", err, dispatch.name) + " (calibration)");
+        return cl::Event(raw); // takes the reference the enqueue returned
+    });
+    if (!event)
+        return tl::unexpected(event.error());
+    if (const cl_int err = event->wait(); err != CL_SUCCESS)
         return fail(gpu::clFailure("clWaitForEvents", err, dispatch.name) + " (calibration)");
-    const auto span = profiledSpan(event);
+    const auto span = profiledSpan(*event);
     return span ? span->ns() : 0;
 }
 
 // The shortest of `runs` timed runs of `slice`: a slice lasts microseconds, and one run
 // that the OS preempted on a busy machine (PoCL's device is the CPU) would make the
 // session predict its dispatches many times slower than they run.
-Result<uint64_t> shortestOf(int runs, const cl::CommandQueue& queue, const gpu::ReplayDispatch& dispatch,
-                            const Tile& slice)
+Result<uint64_t> shortestOf(int runs, const SliceQueue& queue, const gpu::ReplayDispatch& dispatch,
+                            const Tile& slice, uint64_t predicted_ns)
 {
     uint64_t shortest = UINT64_MAX;
     for (int run = 0; run < runs; ++run) {
-        auto ns = timeSlice(queue, dispatch, slice);
+        auto ns = timeSlice(queue, dispatch, slice, predicted_ns);
         if (!ns)
             return ns;
         shortest = std::min(shortest, *ns);
@@ -57,18 +69,20 @@ std::vector<uint8_t> cameraLikeFrame(uint64_t bytes)
     return frame;
 }
 
-Result<CostFit> calibrateCost(const cl::CommandQueue& queue, const gpu::ReplayDispatch& dispatch,
+Result<CostFit> calibrateCost(const gpu::GpuContext& gpu, GpuTurns* turns, const gpu::ReplayDispatch& dispatch,
                               const DispatchShape& shape, uint64_t budget_ns)
 {
+    const SliceQueue queue{gpu, turns};
     // A probe of one granule first, run once untimed: a driver may build the kernel for
     // its work-group size at the first enqueue (PoCL does), which no frame pays. Then
     // timed three times. Then, where the probe says more fits in half the budget, a
     // larger slice, timed twice, and the line through the two; so no calibration run
     // itself outlasts the budget by much.
     const Tile probe = calibrationSlice(shape, 1);
-    if (auto warm = timeSlice(queue, dispatch, probe); !warm)
-        return tl::unexpected(warm.error());
-    auto probe_ns = shortestOf(3, queue, dispatch, probe);
+    auto warm_ns = timeSlice(queue, dispatch, probe, 0);
+    if (!warm_ns)
+        return tl::unexpected(warm_ns.error());
+    auto probe_ns = shortestOf(3, queue, dispatch, probe, *warm_ns);
     if (!probe_ns)
         return tl::unexpected(probe_ns.error());
     const uint64_t probe_items = workItems(probe.global);
@@ -81,7 +95,7 @@ Result<CostFit> calibrateCost(const cl::CommandQueue& queue, const gpu::ReplayDi
     const Tile slice = calibrationSlice(shape, size_t(fitting));
     if (slice == probe)
         return probe_only;
-    auto slice_ns = shortestOf(2, queue, dispatch, slice);
+    auto slice_ns = shortestOf(2, queue, dispatch, slice, uint64_t(double(*probe_ns) * fitting));
     if (!slice_ns)
         return tl::unexpected(slice_ns.error());
     return *slice_ns > 0 ? fitCost(probe_items, *probe_ns, workItems(slice.global), *slice_ns) : probe_only;

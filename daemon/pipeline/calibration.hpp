@@ -7,8 +7,10 @@
 #include <vector>
 
 #include "base/result.hpp"
+#include "gpu/context.hpp"
 #include "gpu/replay.hpp"
 #include "pipeline/dispatch_cost.hpp"
+#include "pipeline/gpu_turns.hpp"
 #include "pipeline/tile_plan.hpp"
 
 namespace framecl::pipeline {
@@ -21,11 +23,12 @@ std::vector<uint8_t> cameraLikeFrame(uint64_t bytes);
 
 // The cost of `dispatch`, of shape `shape`, whose every argument is set, frame buffers
 // included: calibration slices of two sizes, each kept within `budget_ns`, run on
-// `queue` (a profiling queue) and waited for, and fitted (fitCost). Where only one size
+// `gpu`'s first lane (a profiling queue), each in its turn (`turns`, null: at once), and
+// waited for, and fitted (fitCost). Where only one size
 // fits, or the dispatch cannot be cut, its ns per work item alone. Zero when the events
 // carry no profiling or the slices were too short for the device clock. Fails with the
 // OpenCL call and the dispatch's name.
-Result<CostFit> calibrateCost(const cl::CommandQueue& queue, const gpu::ReplayDispatch& dispatch,
+Result<CostFit> calibrateCost(const gpu::GpuContext& gpu, GpuTurns* turns, const gpu::ReplayDispatch& dispatch,
                               const DispatchShape& shape, uint64_t budget_ns);
 
 } // namespace framecl::pipeline

@@ -469,7 +469,7 @@ Result<std::unique_ptr<Session>> Session::open(const gpu::GpuContext& gpu,
         if (auto done = session->placeIntermediates(none); !done)
             return tl::unexpected(done.error());
         placed = none;
-        if (auto calibrated = session->calibrate(options.cancelled); !calibrated)
+        if (auto calibrated = session->calibrate(options.cancelled, options.turns); !calibrated)
             return fail(fmt::format("calibrating for gpu.kernel_budget_ms: {}", calibrated.error().message));
     }
     if (isCancelled(options.cancelled))
@@ -478,7 +478,7 @@ Result<std::unique_ptr<Session>> Session::open(const gpu::GpuContext& gpu,
     if (const auto wanted = session->planOnchipRuns(); wanted != placed)
         if (auto done = session->placeIntermediates(wanted); !done)
             return tl::unexpected(done.error());
-    if (auto recorded = session->recordAhead(options.cancelled); !recorded)
+    if (auto recorded = session->recordAhead(options.cancelled, options.turns); !recorded)
         return fail(fmt::format("recording the pipeline ({}): {}", gpu::recordingModeName(session->recording_),
                                 recorded.error().message));
     // The calibration and the recording's first run wrote the state: the first frame
@@ -603,7 +603,7 @@ Cut Session::cutBetween(const RecordedTile& before, const RecordedTile& after) c
     return Cut::May;
 }
 
-Result<void> Session::recordAhead(const std::atomic<bool>* cancelled)
+Result<void> Session::recordAhead(const std::atomic<bool>* cancelled, GpuTurns* turns)
 {
     // Stand-ins shaped as the client's buffers will be, packed. A shape without a packed
     // layout (odd NV12) records at its first frame instead.
@@ -625,18 +625,23 @@ Result<void> Session::recordAhead(const std::atomic<bool>* cancelled)
     if (!recorded)
         return tl::unexpected(recorded.error());
     // One run: a driver finishes a recording at its first enqueue, and PoCL compiles
-    // each kernel for its work-group size at its first run. A part at a time, each
-    // waited for, as the frames' parts go: the lane is shared with the clients' frames,
-    // which would otherwise wait for the whole of a large frame.
-    for (const RecordedPart& part : (*recorded)->parts) {
+    // each kernel for its work-group size at its first run. A part at a time, each in
+    // its turn and waited for, as the frames' parts go: the lane is shared with the
+    // clients' frames, which would otherwise wait for the whole of a large frame.
+    for (size_t p = 0; p < (*recorded)->parts.size(); ++p) {
         if (isCancelled(cancelled))
             return fail(cancelled_text);
-        auto enqueued = part.replay->enqueue(frameUpdates(in_frame, out_frame, (*recorded)->first_tile, part.first,
-                                                          part.end),
-                                             lanes_.front());
+        const RecordedPart& part = (*recorded)->parts[p];
+        auto enqueued = enqueueInTurn(turns, *gpu_, predictedNs(**recorded, p), lanes_.front(), [&]() -> Result<cl::Event> {
+            auto events = part.replay->enqueue(
+                frameUpdates(in_frame, out_frame, (*recorded)->first_tile, part.first, part.end), lanes_.front());
+            if (!events)
+                return tl::unexpected(events.error());
+            return events->back(); // the lane is in order: the last ends the part
+        });
         if (!enqueued)
             return tl::unexpected(enqueued.error());
-        if (err = cl::WaitForEvents(*enqueued); err != CL_SUCCESS)
+        if (err = enqueued->wait(); err != CL_SUCCESS)
             return fail(gpu::clFailure("clWaitForEvents", err, "the recording's first run"));
     }
     // Every frame replaces the stand-ins through its updates; what was recorded for them

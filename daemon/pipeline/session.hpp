@@ -30,6 +30,7 @@
 #include "gpu/context.hpp"
 #include "gpu/replay.hpp"
 #include "pipeline/dispatch_cost.hpp"
+#include "pipeline/gpu_turns.hpp"
 #include "pipeline/pipeline_definition.hpp"
 #include "pipeline/tile_plan.hpp"
 
@@ -159,6 +160,9 @@ struct SessionOptions {
     // framecld stops): open() then fails between two pieces of the GPU work it waits
     // for (calibration slices, the recording's first run). Null: never.
     const std::atomic<bool>* cancelled = nullptr;
+    // Where the work of the opening (calibration slices, the recording's first run) takes
+    // its turn on the GPU (pipeline/gpu_turns.hpp). Null: enqueued at once.
+    GpuTurns* turns = nullptr;
 };
 
 // Whether `flag` (SessionOptions::cancelled) is set.
@@ -352,7 +356,7 @@ private:
     // How a part may end after recorded tile `before` and the next begin with `after`.
     Cut cutBetween(const RecordedTile& before, const RecordedTile& after) const;
     // Seeds every prediction by calibrateCost on scratch frames (session_budget.cpp).
-    Result<void> calibrate(const std::atomic<bool>* cancelled);
+    Result<void> calibrate(const std::atomic<bool>* cancelled, GpuTurns* turns);
     // Cuts each dispatch into tiles for its prediction under the budget.
     void planAllTiles();
     // The most dispatches one recording holds: CL_DEVICE_RECORDABLE_QUEUE_MAX_SIZE under
@@ -363,7 +367,7 @@ private:
     Result<std::shared_ptr<RecordedSequence>> record(const FrameBuffer& in, const FrameBuffer& out) const;
     // Records the sequence on stand-ins for the client's buffers and runs it once, so
     // that the first frame finds it recorded and the driver's work for it done.
-    Result<void> recordAhead(const std::atomic<bool>* cancelled);
+    Result<void> recordAhead(const std::atomic<bool>* cancelled, GpuTurns* turns);
     uint64_t predictedNs(const RecordedSequence& sequence, size_t part) const;
     // Counts one dispatch or tile of `stage` that took `ns` in budgetStats().
     void countDispatch(uint32_t stage, uint64_t ns, bool estimated);

@@ -116,7 +116,7 @@ std::vector<Tile> tilesFor(const DispatchShape& shape, const DispatchCost& cost,
 
 } // namespace
 
-Result<void> Session::calibrate(const std::atomic<bool>* cancelled)
+Result<void> Session::calibrate(const std::atomic<bool>* cancelled, GpuTurns* turns)
 {
     framecl_frame_layout in_layout{}, out_layout{};
     const uint64_t in_bytes = framecl_packed_layout(input_.fourcc, input_.width, input_.height, &in_layout);
@@ -140,7 +140,7 @@ Result<void> Session::calibrate(const std::atomic<bool>* cancelled)
     for (PlannedDispatch& planned : dispatches_) {
         if (isCancelled(cancelled))
             return fail(cancelled_text);
-        auto fit = calibrateCost(gpu_->queue(), planned.whole, planned.shape, kernel_budget_ns_);
+        auto fit = calibrateCost(*gpu_, turns, planned.whole, planned.shape, kernel_budget_ns_);
         if (!fit)
             return tl::unexpected(fit.error());
         planned.cost.fixed_ns = fit->fixed_ns;

@@ -19,6 +19,42 @@ SessionPreparer::SessionPreparer(const gpu::GpuContext& gpu)
         log::get("pipeline")->error("eventfd: {}", std::strerror(errno));
 }
 
+std::optional<Result<cl::Event>> PendingTurn::run()
+{
+    {
+        std::lock_guard lock(mutex_);
+        if (state_ != State::Waiting)
+            return std::nullopt;
+        state_ = State::Running;
+    }
+    Result<cl::Event> result = enqueue_();
+    {
+        std::lock_guard lock(mutex_);
+        state_ = State::Ran;
+        result_ = result;
+    }
+    changed_.notify_all();
+    return result;
+}
+
+Result<cl::Event> PendingTurn::await(const std::atomic<bool>& cancelled)
+{
+    std::unique_lock lock(mutex_);
+    // Once running it is enqueued in a moment, and must not outlive what it enqueues.
+    changed_.wait(lock, [&] { return state_ == State::Ran || (state_ == State::Waiting && cancelled); });
+    if (state_ == State::Ran)
+        return std::move(*result_);
+    state_ = State::Abandoned;
+    return fail(cancelled_text);
+}
+
+void PendingTurn::wake()
+{
+    // Under the lock, so that a waiter between its check and its wait still hears it.
+    std::lock_guard lock(mutex_);
+    changed_.notify_all();
+}
+
 SessionPreparer::~SessionPreparer()
 {
     {
@@ -26,6 +62,8 @@ SessionPreparer::~SessionPreparer()
         stopping_ = true;
         requests_.clear();
         cancel_working_ = true;
+        if (waiting_turn_)
+            waiting_turn_->wake();
     }
     wake_.notify_one();
     thread_.join();
@@ -36,8 +74,26 @@ void SessionPreparer::cancel(const std::vector<uint64_t>& tickets)
     const auto listed = [&](uint64_t ticket) { return std::find(tickets.begin(), tickets.end(), ticket) != tickets.end(); };
     std::lock_guard lock(mutex_);
     std::erase_if(requests_, [&](const Request& request) { return listed(request.ticket); });
-    if (working_on_ != 0 && listed(working_on_))
+    if (working_on_ != 0 && listed(working_on_)) {
         cancel_working_ = true;
+        if (waiting_turn_)
+            waiting_turn_->wake();
+    }
+}
+
+Result<cl::Event> SessionPreparer::enqueueInTurn(uint64_t predicted_ns, uint32_t lane, const EnqueueWork& enqueue)
+{
+    auto turn = std::make_shared<PendingTurn>(working_on_, predicted_ns, lane, enqueue);
+    {
+        std::lock_guard lock(mutex_);
+        turns_.push_back(turn);
+        waiting_turn_ = turn;
+    }
+    wakeLoop();
+    auto result = turn->await(cancel_working_);
+    std::lock_guard lock(mutex_);
+    waiting_turn_.reset();
+    return result;
 }
 
 void SessionPreparer::prepare(Request request)
@@ -49,12 +105,12 @@ void SessionPreparer::prepare(Request request)
     wake_.notify_one();
 }
 
-std::pair<std::vector<SessionPreparer::Progress>, std::vector<SessionPreparer::Prepared>> SessionPreparer::take()
+SessionPreparer::Taken SessionPreparer::take()
 {
     uint64_t count = 0;
     [[maybe_unused]] ssize_t got = read(ready_fd_.get(), &count, sizeof count);
     std::lock_guard lock(mutex_);
-    return {std::exchange(progress_, {}), std::exchange(prepared_, {})};
+    return {std::exchange(progress_, {}), std::exchange(prepared_, {}), std::exchange(turns_, {})};
 }
 
 void SessionPreparer::report(uint64_t ticket, std::string status)
@@ -89,10 +145,11 @@ void SessionPreparer::run()
         const uint64_t ticket = request.ticket;
         const log::ScopedFields about(request.about);
         request.options.cancelled = &cancel_working_;
+        request.options.turns = this;
         if (request.tuner)
             request.options.stage_choices = request.tuner->choose(
                 *request.definition, request.input, [&](const std::string& status) { report(ticket, status); },
-                &cancel_working_);
+                &cancel_working_, this);
         if (request.options.kernel_budget_ns > 0 && !cancel_working_)
             report(ticket, fmt::format("calibrating and recording for {}", describe(request.input)));
         Result<std::unique_ptr<Session>> session = fail(cancelled_text);

@@ -45,11 +45,12 @@ std::shared_ptr<const PipelineDefinition> singleStage(const PipelineDefinition& 
 }
 
 Result<StageTimer> StageTimer::open(const gpu::GpuContext& gpu, std::shared_ptr<const PipelineDefinition> stage,
-                                    const FrameShape& input, uint64_t kernel_budget_ns)
+                                    const FrameShape& input, uint64_t kernel_budget_ns, GpuTurns* turns)
 {
     StageTimer timer;
     timer.gpu_ = &gpu;
     timer.kernel_budget_ns_ = kernel_budget_ns;
+    timer.turns_ = turns;
     timer.stage_ = std::move(stage);
     timer.input_ = input;
     timer.input_bytes_ = framecl_packed_layout(input.fourcc, input.width, input.height, &timer.input_layout_);
@@ -69,6 +70,7 @@ Result<StageTimes> StageTimer::time(const StageChoice& choice, int warmup, int r
     options.stage_choices = {choice};
     options.kernel_budget_ns = kernel_budget_ns_;
     options.cancelled = stop.cancelled;
+    options.turns = turns_;
     auto session = Session::open(*gpu_, stage_, input_, options);
     if (!session)
         return tl::unexpected(session.error());
@@ -96,10 +98,10 @@ Result<StageTimes> StageTimer::time(const StageChoice& choice, int warmup, int r
         const uint32_t lane = (*session)->lanes().front();
         times.parts = frame->parts();
         while (!frame->allEnqueued()) {
-            auto part = (*session)->enqueuePart(*frame, lane);
+            auto part = enqueueInTurn(turns_, *gpu_, (*session)->predictedNs(*frame, frame->parts_enqueued), lane,
+                                      [&] { return (*session)->enqueuePart(*frame, lane); });
             if (!part)
                 return tl::unexpected(part.error());
-            gpu_->lane(lane).flush();
             if (cl_int err = part->wait(); err != CL_SUCCESS)
                 return fail(gpu::clFailure("clWaitForEvents", err, "a part of a timed frame"));
             if (isCancelled(stop.cancelled))

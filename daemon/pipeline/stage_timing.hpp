@@ -10,6 +10,7 @@
 
 #include "base/result.hpp"
 #include "gpu/context.hpp"
+#include "pipeline/gpu_turns.hpp"
 #include "pipeline/pipeline_definition.hpp"
 #include "pipeline/session.hpp"
 
@@ -48,9 +49,11 @@ public:
     // With `kernel_budget_ns` (gpu.kernel_budget_ms; 0: none) each session is cut into
     // tiles for it as a client's is, and each part of a frame is waited for before the
     // next goes to the GPU: the tuner's work then holds another client's frame up for
-    // about one part, as any client's does, however large the frame.
+    // about one part, as any client's does, however large the frame. Each part, and
+    // each piece of the sessions' opening, takes its turn through `turns` (null: at once).
     static Result<StageTimer> open(const gpu::GpuContext& gpu, std::shared_ptr<const PipelineDefinition> stage,
-                                   const FrameShape& input, uint64_t kernel_budget_ns = 0);
+                                   const FrameShape& input, uint64_t kernel_budget_ns = 0,
+                                   GpuTurns* turns = nullptr);
 
     // Opens a session with `choice`, runs `warmup` frames, then `runs` frames one at a
     // time, each waited for, and returns their times, fewer where `stop` says (the
@@ -74,6 +77,7 @@ private:
 
     const gpu::GpuContext* gpu_ = nullptr;
     uint64_t kernel_budget_ns_ = 0;
+    GpuTurns* turns_ = nullptr;
     std::shared_ptr<const PipelineDefinition> stage_;
     FrameShape input_{};
     FrameShape output_{};

@@ -163,7 +163,7 @@ std::vector<StageChoice> Tuner::candidates(const StageDefinition& stage, const F
 
 TunedStage Tuner::tune(const PipelineDefinition& pipeline, size_t stage, const FrameShape& input,
                        const std::function<void(size_t candidate, size_t candidates)>& report,
-                       const std::atomic<bool>* cancelled)
+                       const std::atomic<bool>* cancelled, GpuTurns* turns)
 {
     const StageDefinition& definition = pipeline.stages[stage];
     const std::string what = fmt::format("stage {} ({}) on {}", stage + 1, definition.label, pipeline::describe(input));
@@ -173,7 +173,7 @@ TunedStage Tuner::tune(const PipelineDefinition& pipeline, size_t stage, const F
     const auto tried = candidates(definition, input, gpu_->capabilities().max_work_group_size);
     report(1, tried.size());
     auto last_report = Clock::now();
-    auto timer = StageTimer::open(*gpu_, singleStage(pipeline, stage), input, kernel_budget_ns_);
+    auto timer = StageTimer::open(*gpu_, singleStage(pipeline, stage), input, kernel_budget_ns_, turns);
     if (!timer) {
         logger->warn("cannot tune {}: {}", what, timer.error().message);
         return best;
@@ -215,7 +215,7 @@ TunedStage Tuner::tune(const PipelineDefinition& pipeline, size_t stage, const F
 
 std::vector<StageChoice> Tuner::choose(const PipelineDefinition& pipeline, const FrameShape& input,
                                        const std::function<void(const std::string&)>& report,
-                                       const std::atomic<bool>* cancelled)
+                                       const std::atomic<bool>* cancelled, GpuTurns* turns)
 {
     std::vector<StageChoice> chosen(pipeline.stages.size());
     FrameShape shape = input;
@@ -245,7 +245,7 @@ std::vector<StageChoice> Tuner::choose(const PipelineDefinition& pipeline, const
                         report(fmt::format("tuning stage {} of {} ({}) for {}: candidate {} of {}", k + 1,
                                            pipeline.stages.size(), stage.label, pipeline::describe(shape),
                                            candidate, candidates));
-                }, cancelled);
+                }, cancelled, turns);
                 lock.lock();
                 if (tuned.gpu_ns > 0) {
                     if (choices_.size() >= max_tuning_choices)

@@ -61,10 +61,11 @@ public:
     // second (between candidates): "tuning stage 2 of 3 (epsilon radius=4 threshold=20)
     // for R8 3264x2448: candidate 5 of 34".
     // `cancelled` (SessionPreparer's), once set, ends the timing between two frames; the
-    // stages not chosen by then get the empty choice, and nothing is kept.
+    // stages not chosen by then get the empty choice, and nothing is kept. Every part of
+    // the timed frames takes its turn through `turns` (null: at once).
     std::vector<StageChoice> choose(const PipelineDefinition& pipeline, const FrameShape& input,
                                     const std::function<void(const std::string&)>& report = {},
-                                    const std::atomic<bool>* cancelled = nullptr);
+                                    const std::atomic<bool>* cancelled = nullptr, GpuTurns* turns = nullptr);
 
     // What is chosen for `pipeline` on this device, one line per stage and frame size,
     // for `framecl pipelines`: "stage 2 (epsilon) on R8 1920x1080: variant branchless,
@@ -84,7 +85,7 @@ private:
     // No choice (gpu_ns 0) where nothing ran or `cancelled` was set.
     TunedStage tune(const PipelineDefinition& pipeline, size_t stage, const FrameShape& input,
                     const std::function<void(size_t candidate, size_t candidates)>& report,
-                    const std::atomic<bool>* cancelled);
+                    const std::atomic<bool>* cancelled, GpuTurns* turns);
     void save() const;
 
     const gpu::GpuContext* gpu_;
