@@ -15,6 +15,7 @@
 #include "gpu/program_cache.hpp"
 #include "ipc/server.hpp"
 #include "pipeline/catalog.hpp"
+#include "pipeline/compile_ahead.hpp"
 #include "service/service_loop.hpp"
 #include "service/socket_activation.hpp"
 
@@ -64,6 +65,31 @@ int listDevices(const config::Config& config, bool json)
     return reports.empty() ? 1 : 0;
 }
 
+// framecld --compile-ahead: the helper of pipeline/compile_ahead.hpp. Exits 0 once every
+// candidate it could run has run.
+int compileAhead(const config::Config& config, const std::string& name, size_t stage, const std::vector<uint32_t>& frame)
+{
+    auto gpu = gpu::openGpu(config.gpu);
+    if (!gpu) {
+        log::get("daemon")->critical("{}", gpu.error().message);
+        return 1;
+    }
+    gpu::ProgramCache programs(config.daemon.cache_dir);
+    const pipeline::Catalog catalog = loadCatalog(config, **gpu, programs);
+    const auto definition = catalog.find(name);
+    if (!definition || stage == 0) {
+        log::get("daemon")->critical("no pipeline '{}' with a stage {}", name, stage);
+        return 1;
+    }
+    const auto compiled = pipeline::compileCandidates(**gpu, *definition, stage - 1, {frame[0], frame[1], frame[2]},
+                                                      uint64_t(config.gpu.kernel_budget_ms * 1e6));
+    if (!compiled) {
+        log::get("daemon")->critical("{}", compiled.error().message);
+        return 1;
+    }
+    return 0;
+}
+
 std::string readyStatus(const ipc::Server& server, const gpu::GpuContext& gpu)
 {
     return fmt::format("{} pipelines on {}", server.catalog().pipelines.size(), gpu.capabilities().name);
@@ -89,7 +115,9 @@ int serve(config::Config config, const std::filesystem::path& file)
         return 1;
     }
     gpu::ProgramCache programs(config.daemon.cache_dir);
-    auto server = ipc::Server::start(config, **gpu, loadCatalog(config, **gpu, programs), loop, std::move(*activated));
+    // The tuner runs this program again to compile kernels ahead (pipeline/compile_ahead.hpp).
+    auto server = ipc::Server::start(config, **gpu, loadCatalog(config, **gpu, programs), loop, std::move(*activated),
+                                     "/proc/self/exe");
     if (!server) {
         logger->critical("{}", server.error().message);
         notifier.status("failed: " + server.error().message);
@@ -136,6 +164,16 @@ int main(int argc, char** argv)
     auto* list = app.add_flag("--list-devices", list_devices, "List OpenCL devices and their capabilities");
     app.add_flag("--json", json, "With --list-devices: print JSON")->needs(list);
     app.add_flag("--version", version, "Print the version and exit");
+    std::string compile_pipeline;
+    size_t compile_stage = 0;
+    std::vector<uint32_t> compile_frame;
+    auto* compile = app.add_option("--compile-ahead", compile_pipeline,
+                                   "Compile the tuning candidates of a stage of this pipeline into the OpenCL "
+                                   "driver's cache and exit (framecld runs itself so; see --stage, --frame)");
+    app.add_option("--stage", compile_stage, "With --compile-ahead: the stage, from 1")->needs(compile);
+    app.add_option("--frame", compile_frame, "With --compile-ahead: the stage's input: FOURCC WIDTH HEIGHT")
+        ->expected(3)
+        ->needs(compile);
     app.add_option("--log-level", log_level, "trace, debug, info, warn, error, critical")
         ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}))
         ->capture_default_str();
@@ -156,6 +194,13 @@ int main(int argc, char** argv)
     }
     if (list_devices)
         return listDevices(*config, json);
+    if (!compile_pipeline.empty()) {
+        if (compile_frame.size() != 3) {
+            fmt::print(stderr, "--compile-ahead needs --stage and --frame FOURCC WIDTH HEIGHT\n");
+            return 1;
+        }
+        return compileAhead(*config, compile_pipeline, compile_stage, compile_frame);
+    }
 
     try {
         return serve(std::move(*config), config_file);

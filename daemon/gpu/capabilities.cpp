@@ -104,6 +104,9 @@ Capabilities readCapabilities(cl_device_id device)
                      (openclVersion(caps.opencl_version) >= 210 &&
                       queryUnsigned(device, CL_DEVICE_MAX_NUM_SUB_GROUPS) > 0);
 
+    // PoCL names itself in CL_DEVICE_VERSION: "OpenCL 3.0 PoCL 3.1+debian  Linux, ...".
+    caps.compiles_at_first_launch = caps.opencl_version.find(" PoCL ") != std::string::npos;
+
     caps.max_work_group_size = queryUnsigned(device, CL_DEVICE_MAX_WORK_GROUP_SIZE);
     caps.max_compute_units = static_cast<uint32_t>(queryUnsigned(device, CL_DEVICE_MAX_COMPUTE_UNITS));
     caps.global_mem_size = queryUnsigned(device, CL_DEVICE_GLOBAL_MEM_SIZE);

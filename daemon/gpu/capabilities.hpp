@@ -43,6 +43,12 @@ struct Capabilities {
 
     bool subgroups = false; // cl_khr_subgroups, or OpenCL >= 2.1 with sub-groups
 
+    // The driver compiles a kernel for each new work-group size (and global-offset
+    // class) at its first launch, holding a lock that every launch in the process takes
+    // meanwhile: PoCL's CPU driver (its kernel cache's lock). New kernels are then
+    // compiled in a helper process first (pipeline/compile_ahead.hpp).
+    bool compiles_at_first_launch = false;
+
     size_t max_work_group_size = 0;
     uint32_t max_compute_units = 0;
     uint64_t global_mem_size = 0;

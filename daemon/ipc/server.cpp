@@ -43,9 +43,9 @@ constexpr uint64_t fair_queue_quantum_ns = 1'000'000;
 } // namespace
 
 Server::Server(const config::Config& config, const gpu::GpuContext& gpu, pipeline::Catalog catalog,
-               service::ServiceLoop& loop, PeerAccess access, WelcomeTokens tokens)
+               service::ServiceLoop& loop, PeerAccess access, WelcomeTokens tokens, std::filesystem::path framecld)
     : config_(config), gpu_(gpu), loop_(loop), access_(std::move(access)), tokens_(std::move(tokens)),
-      catalog_(std::move(catalog)),
+      catalog_(std::move(catalog)), framecld_(std::move(framecld)),
       zmq_context_(1), router_(zmq_context_, zmq::socket_type::router),
       preparer_(gpu), completions_(gpu.lanes()),
       fair_queues_(3, scheduler::FairQueue<PendingFrame>(fair_queue_quantum_ns)), perf_hint_(gpu, config.gpu),
@@ -63,9 +63,15 @@ void Server::setUpTuner()
         tuner_.reset();
     else if (!tuner_ || tuner_cache_dir_ != config_.daemon.cache_dir ||
              tuner_budget_ms_ != config_.gpu.tuning_budget_ms || tuner_kernel_budget_ms_ != config_.gpu.kernel_budget_ms)
-        tuner_ = std::make_shared<pipeline::Tuner>(gpu_, config_.daemon.cache_dir,
-                                                   std::chrono::milliseconds(config_.gpu.tuning_budget_ms),
-                                                   uint64_t(config_.gpu.kernel_budget_ms * 1e6));
+    {
+        const std::chrono::milliseconds budget(config_.gpu.tuning_budget_ms);
+        std::shared_ptr<const pipeline::CompileAhead> compile_ahead;
+        if (!framecld_.empty() && gpu_.capabilities().compiles_at_first_launch)
+            compile_ahead = std::make_shared<pipeline::CompileAhead>(framecld_, config_.file, budget);
+        tuner_ = std::make_shared<pipeline::Tuner>(gpu_, config_.daemon.cache_dir, budget,
+                                                   uint64_t(config_.gpu.kernel_budget_ms * 1e6),
+                                                   std::move(compile_ahead));
+    }
     tuner_cache_dir_ = config_.daemon.cache_dir;
     tuner_budget_ms_ = config_.gpu.tuning_budget_ms;
     tuner_kernel_budget_ms_ = config_.gpu.kernel_budget_ms;
@@ -73,7 +79,7 @@ void Server::setUpTuner()
 
 Result<std::unique_ptr<Server>> Server::start(const config::Config& config, const gpu::GpuContext& gpu,
                                               pipeline::Catalog catalog, service::ServiceLoop& loop,
-                                              service::ActivatedSockets activated)
+                                              service::ActivatedSockets activated, std::filesystem::path framecld)
 {
     auto access = PeerAccess::fromConfig(config.daemon);
     if (!access)
@@ -82,7 +88,7 @@ Result<std::unique_ptr<Server>> Server::start(const config::Config& config, cons
     if (!tokens)
         return tl::unexpected(tokens.error());
     std::unique_ptr<Server> server(
-        new Server(config, gpu, std::move(catalog), loop, std::move(*access), std::move(*tokens)));
+        new Server(config, gpu, std::move(catalog), loop, std::move(*access), std::move(*tokens), std::move(framecld)));
     server->raiseFileLimit();
     if (auto bound = server->bind(std::move(activated)); !bound)
         return tl::unexpected(bound.error());

@@ -52,10 +52,12 @@ public:
     // Binds both sockets and registers them with `loop`. Fails (with the reason) if
     // a socket cannot be bound, e.g. because another framecld serves the path. A
     // socket in `activated` is used as it is: the service manager made it, set its
-    // access and keeps its file.
+    // access and keeps its file. `framecld`, where given, is the program the tuner runs
+    // to compile kernels ahead on a device that needs it (pipeline/compile_ahead.hpp).
     static Result<std::unique_ptr<Server>> start(const config::Config& config, const gpu::GpuContext& gpu,
                                                  pipeline::Catalog catalog, service::ServiceLoop& loop,
-                                                 service::ActivatedSockets activated = {});
+                                                 service::ActivatedSockets activated = {},
+                                                 std::filesystem::path framecld = {});
     ~Server(); // unbinds and removes the socket files it made
 
     // New pipelines, limits and allowed peers for what comes next; open sessions keep
@@ -145,7 +147,7 @@ private:
     };
 
     Server(const config::Config& config, const gpu::GpuContext& gpu, pipeline::Catalog catalog,
-           service::ServiceLoop& loop, PeerAccess access, WelcomeTokens tokens);
+           service::ServiceLoop& loop, PeerAccess access, WelcomeTokens tokens, std::filesystem::path framecld);
     Result<void> bind(service::ActivatedSockets activated);
     Result<void> adoptSocketFile(const std::filesystem::path& path);
     // The tuner as gpu.tuning, gpu.tuning_budget_ms, gpu.kernel_budget_ms and
@@ -280,6 +282,7 @@ private:
     pipeline::Catalog catalog_;
     gpu::RecordingMode recording_;
     std::shared_ptr<pipeline::Tuner> tuner_; // null with gpu.tuning = off; shared with sessions being opened
+    std::filesystem::path framecld_;          // for the tuner's compiling ahead; empty: none
     std::filesystem::path tuner_cache_dir_;
     uint32_t tuner_budget_ms_ = 0;
     double tuner_kernel_budget_ms_ = 0;

@@ -90,8 +90,9 @@ std::string parameterText(const StageDefinition& stage)
 }
 
 Tuner::Tuner(const gpu::GpuContext& gpu, std::filesystem::path cache_dir, std::chrono::milliseconds budget,
-             uint64_t kernel_budget_ns)
-    : gpu_(&gpu), file_(std::move(cache_dir) / "tuning.json"), budget_(budget), kernel_budget_ns_(kernel_budget_ns)
+             uint64_t kernel_budget_ns, std::shared_ptr<const CompileAhead> compile_ahead)
+    : gpu_(&gpu), file_(std::move(cache_dir) / "tuning.json"), budget_(budget), kernel_budget_ns_(kernel_budget_ns),
+      compile_ahead_(std::move(compile_ahead))
 {
     auto text = readFile(file_);
     if (!text) {
@@ -168,10 +169,20 @@ TunedStage Tuner::tune(const PipelineDefinition& pipeline, size_t stage, const F
     const StageDefinition& definition = pipeline.stages[stage];
     const std::string what = fmt::format("stage {} ({}) on {}", stage + 1, definition.label, pipeline::describe(input));
     const auto logger = log::get("tuner");
-    const auto started = Clock::now();
     TunedStage best;
     const auto tried = candidates(definition, input, gpu_->capabilities().max_work_group_size);
     report(1, tried.size());
+    if (compile_ahead_) {
+        const auto compiling = Clock::now();
+        if (auto compiled = compile_ahead_->run(pipeline.name, stage, input, cancelled); compiled)
+            logger->info("{}: {} candidates compiled ahead in {:.1f} s", what, *compiled ? "all" : "the first",
+                          std::chrono::duration<double>(Clock::now() - compiling).count());
+        else if (!isCancelled(cancelled))
+            logger->warn("{}: compiling the candidates ahead failed ({}); each compiles at its first launch, "
+                         "holding the other clients' frames meanwhile",
+                         what, compiled.error().message);
+    }
+    const auto started = Clock::now();
     auto last_report = Clock::now();
     auto timer = StageTimer::open(*gpu_, singleStage(pipeline, stage), input, kernel_budget_ns_, turns);
     if (!timer) {

@@ -14,12 +14,14 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
 #include "config/config.hpp"
 #include "gpu/context.hpp"
+#include "pipeline/compile_ahead.hpp"
 #include "pipeline/pipeline_definition.hpp"
 #include "pipeline/session.hpp"
 
@@ -49,9 +51,11 @@ public:
     // then are skipped (logged), so a slow device is not held for long.
     // `kernel_budget_ns` (gpu.kernel_budget_ms) cuts the candidates' frames as every
     // session's are (StageTimer::open); 0: whole frames.
+    // With `compile_ahead`, each stage's candidates are compiled by its helper before
+    // they are timed (that time is not the budget's).
     Tuner(const gpu::GpuContext& gpu, std::filesystem::path cache_dir,
           std::chrono::milliseconds budget = std::chrono::milliseconds(config::GpuConfig{}.tuning_budget_ms),
-          uint64_t kernel_budget_ns = 0);
+          uint64_t kernel_budget_ns = 0, std::shared_ptr<const CompileAhead> compile_ahead = nullptr);
 
     // One choice per stage of `pipeline` on frames of `input`: cached, or timed now and
     // stored (at most max_tuning_choices, the least recently used dropped). A stage
@@ -92,6 +96,7 @@ private:
     std::filesystem::path file_;
     std::chrono::milliseconds budget_;
     uint64_t kernel_budget_ns_;
+    std::shared_ptr<const CompileAhead> compile_ahead_; // null: kernels compile at first launch
     mutable std::mutex mutex_; // guards choices_ and uses_
     std::map<std::string, TunedStage> choices_; // by stageKey + "|" + frame
     uint64_t uses_ = 0; // the last TunedStage::last_used given

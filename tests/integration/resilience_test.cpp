@@ -623,6 +623,51 @@ TEST_CASE("SIGTERM while a session tunes stops framecld within the GPU work in f
     CHECK(took < 5s); // a tuning frame, the drain, the exit
 }
 
+// The kernel binaries in PoCL's cache under `dir`, by path.
+std::set<std::string> poclKernels(const std::filesystem::path& dir)
+{
+    std::set<std::string> found;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(dir))
+        if (entry.path().extension() == ".so")
+            found.insert(entry.path().string());
+    return found;
+}
+
+TEST_CASE("on PoCL a tuning's kernels are compiled by a helper process first: framecld's own launches compile none")
+{
+    // PoCL compiles a kernel for each new work-group size at its first launch while
+    // every other launch in the process waits (pipeline/compile_ahead.hpp).
+    TempDir pocl_cache;
+    const std::map<std::string, std::string> env = {{"POCL_CACHE_DIR", pocl_cache.path().string()}};
+    RunningDaemon daemon("[gpu]\ntuning_budget_ms = 60000\n", "", env);
+    const auto openCopy = [&](uint32_t width) {
+        RawClient client(daemon);
+        REQUIRE(client.bind(client.hello("tuning")).empty());
+        flatbuffers::FlatBufferBuilder builder;
+        const auto [type, text] = client.roundTrip(framecl::protocol::finishEnvelope(
+            builder, wire::CreateOpenSession(builder, 1, builder.CreateString("copy"),
+                                             wire::CreateFrameLayout(builder, DRM_FORMAT_NV12, width, 48))));
+        REQUIRE_MESSAGE(type == wire::Message::SessionOpened, text);
+    };
+    // What framecld's helper compiles, run by hand: every candidate of copy at 64x48.
+    const auto before = poclKernels(pocl_cache.path());
+    const RunResult helper = runToCompletion({requireEnv("FRAMECL_DAEMON"), "--config", daemon.configFile().string(),
+                                              "--compile-ahead", "copy", "--stage", "1", "--frame",
+                                              std::to_string(DRM_FORMAT_NV12), "64", "48"},
+                                             daemon.dir().path(), 120s, env);
+    REQUIRE_MESSAGE((helper.status.exited && helper.status.code == 0), helper.err);
+    const auto compiled = poclKernels(pocl_cache.path());
+    CHECK(compiled.size() > before.size());
+    // framecld tunes copy there (runs the helper again, which finds everything built),
+    // calibrates and records its session: nothing new to compile.
+    openCopy(64);
+    CHECK(poclKernels(pocl_cache.path()) == compiled);
+    CHECK(contains(daemon.log(), "stage 1 (copy) on NV12 64x48: all candidates compiled ahead"));
+    // A size never seen: framecld's helper compiles its kernels, and says so.
+    openCopy(96);
+    CHECK(contains(daemon.log(), "stage 1 (copy) on NV12 96x48: all candidates compiled ahead"));
+}
+
 TEST_CASE("a released buffer and a closed session count against max_bytes_per_client until their frames end")
 {
     // blockmatch on a 1280x720 frame: long enough on PoCL to act while it runs.
