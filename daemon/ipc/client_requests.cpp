@@ -374,7 +374,8 @@ std::string Server::statsJson() const
                       {"gpu_share", gpu_ns_total ? double(client.gpu_ns) / double(gpu_ns_total) : 0.0},
                       {"frames_waiting", (waiting ? size_t(std::count_if(waiting->begin(), waiting->end(),
                                                                          [](const PendingFrame& frame) {
-                                                                             return !frame.started;
+                                                                             return !frame.started &&
+                                                                                    !frame.opening_work;
                                                                          }))
                                                   : 0) +
                                              client.held.size()},

@@ -55,8 +55,10 @@ void Server::failEveryFrame(const std::string& reason)
     for (auto& [token, client] : clients_) {
         if (std::deque<PendingFrame>* waiting = fairQueueOf(client.id).waiting(client.id)) {
             const std::deque<PendingFrame> frames = std::exchange(*waiting, {});
+            // A started one ended with in_flight_; a session's opening work has no Done
+            // (its preparer is stopped with the loop).
             for (const PendingFrame& frame : frames)
-                if (!frame.started) // a started one ended with in_flight_
+                if (!frame.started && !frame.opening_work)
                     endWaitingFrame(frame, wire::FrameStatus::Failed, reason);
         }
         for (const HeldSubmit& submit : std::exchange(client.held, {}))
