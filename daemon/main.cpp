@@ -65,8 +65,8 @@ int listDevices(const config::Config& config, bool json)
     return reports.empty() ? 1 : 0;
 }
 
-// framecld --compile-ahead: the helper of pipeline/compile_ahead.hpp. Exits 0 once every
-// candidate it could run has run.
+// framecld --compile-ahead: the helper of pipeline/compile_ahead.hpp. Prints the count of
+// candidates compiled after each; exits 0 once every one has run.
 int compileAhead(const config::Config& config, const std::string& name, size_t stage, const std::vector<uint32_t>& frame)
 {
     auto gpu = gpu::openGpu(config.gpu);
@@ -82,7 +82,10 @@ int compileAhead(const config::Config& config, const std::string& name, size_t s
         return 1;
     }
     const auto compiled = pipeline::compileCandidates(**gpu, *definition, stage - 1, {frame[0], frame[1], frame[2]},
-                                                      uint64_t(config.gpu.kernel_budget_ms * 1e6));
+                                                      uint64_t(config.gpu.kernel_budget_ms * 1e6), [](size_t done) {
+                                                          fmt::print("{}\n", done);
+                                                          std::fflush(stdout);
+                                                      });
     if (!compiled) {
         log::get("daemon")->critical("{}", compiled.error().message);
         return 1;

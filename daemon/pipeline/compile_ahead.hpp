@@ -8,18 +8,27 @@
 // framecld run again with --compile-ahead — they land in the driver's on-disk kernel
 // cache, which both processes share, and framecld's first launch only loads them.
 // The helper takes CPU time (PoCL's device is the CPU) but holds nothing of framecld's.
-// It runs for at most the tuning's budget: in that time it compiles more candidates
-// than the tuner times in its own (each of the tuner's takes several frames), so what
-// the tuner reaches is compiled. What it did not reach, or all of it where it fails or
-// is cancelled, compiles at its first launch as before: it only ever saves time.
+// The helper compiles the candidates in the order the tuner times them and says each
+// as it is done; the tuner waits for a candidate's word before it times it, so it never
+// launches a kernel the helper has not compiled, and stops the helper while it times
+// (SIGSTOP): on PoCL the device is the CPU, which a helper at work would share with
+// the candidate timed, skewing its time (epsilon's auto measured twice as slow here).
+// Where the helper fails, is cancelled, or takes longer than the tuning's budget for
+// one candidate, the candidates after compile at their first launch, as before: it
+// only ever saves time.
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
+#include <utility>
+
+#include <sys/types.h>
 
 #include "base/result.hpp"
+#include "base/unique_fd.hpp"
 #include "gpu/context.hpp"
 #include "pipeline/pipeline_definition.hpp"
 #include "pipeline/session.hpp"
@@ -27,30 +36,61 @@
 namespace framecl::pipeline {
 
 // In the helper: opens a one-stage session of stage `stage` of `pipeline` on frames of
-// `input` for every candidate the tuner tries there (Tuner::candidates), cut for
-// `kernel_budget_ns` as the tuner cuts them: calibrated, and its recording run once.
-// Returns how many candidates ran (one that fails, as a work-group size a kernel cannot
-// take, is skipped as the tuner skips it).
-Result<size_t> compileCandidates(const gpu::GpuContext& gpu, const PipelineDefinition& pipeline, size_t stage,
-                                 const FrameShape& input, uint64_t kernel_budget_ns);
+// `input` for every candidate the tuner tries there (Tuner::candidates, in its order),
+// cut for `kernel_budget_ns` as the tuner cuts them: calibrated, and its recording run
+// once; calls `compiled` with the count done after each (one that fails, as a
+// work-group size a kernel cannot take, counts as done, as the tuner skips it).
+Result<void> compileCandidates(const gpu::GpuContext& gpu, const PipelineDefinition& pipeline, size_t stage,
+                               const FrameShape& input, uint64_t kernel_budget_ns,
+                               const std::function<void(size_t compiled)>& compiled);
 
-// In framecld: runs the helper and waits for it.
+// One helper at work for one stage; killed when dropped, if it still runs.
+class CompileAheadRun {
+public:
+    CompileAheadRun(pid_t pid, UniqueFd progress, std::chrono::milliseconds limit)
+        : pid_(pid), progress_(std::move(progress)), limit_(limit)
+    {
+    }
+    CompileAheadRun(CompileAheadRun&& other) noexcept
+        : pid_(std::exchange(other.pid_, -1)), progress_(std::move(other.progress_)), limit_(other.limit_),
+          compiled_(other.compiled_), pending_(std::move(other.pending_))
+    {
+    }
+    CompileAheadRun& operator=(CompileAheadRun&&) = delete;
+    ~CompileAheadRun();
+
+    // Waits until the helper has compiled the first `count` candidates: true. False
+    // where it ended, failed or took longer than the limit for the next one first (it
+    // is then killed), or `cancelled` was set; every later call is then false at once.
+    bool waitFor(size_t count, const std::atomic<bool>* cancelled);
+    // Stops the helper where it is (SIGSTOP) until resume() (SIGCONT).
+    void pause();
+    void resume();
+
+private:
+    void stop();
+
+    pid_t pid_;
+    UniqueFd progress_; // the helper's stdout: one line, the count compiled, per candidate
+    std::chrono::milliseconds limit_;
+    size_t compiled_ = 0;
+    std::string pending_; // a line not yet whole
+};
+
+// In framecld: starts helpers.
 class CompileAhead {
 public:
     // `framecld`: the program to run; `config_file`: the configuration it loads (the
-    // one framecld runs, for the same plugins, kernels and pipelines); `limit`: how long
-    // one run may take before it is killed.
+    // one framecld runs, for the same plugins, kernels and pipelines); `limit`: the
+    // longest the tuner waits for one candidate (gpu.tuning_budget_ms).
     CompileAhead(std::filesystem::path framecld, std::filesystem::path config_file, std::chrono::milliseconds limit)
         : framecld_(std::move(framecld)), config_file_(std::move(config_file)), limit_(limit)
     {
     }
 
-    // `framecld --config CONFIG --compile-ahead PIPELINE --stage STAGE --frame FOURCC
-    // WIDTH HEIGHT`, killed when `cancelled` is set or after the limit. True where it
-    // compiled every candidate, false where the limit stopped it first; fails with why
-    // it did not run to either.
-    Result<bool> run(const std::string& pipeline, size_t stage, const FrameShape& input,
-                     const std::atomic<bool>* cancelled) const;
+    // Runs `framecld --config CONFIG --compile-ahead PIPELINE --stage STAGE --frame
+    // FOURCC WIDTH HEIGHT`; fails with why it could not.
+    Result<CompileAheadRun> start(const std::string& pipeline, size_t stage, const FrameShape& input) const;
 
 private:
     std::filesystem::path framecld_;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -172,17 +173,18 @@ TunedStage Tuner::tune(const PipelineDefinition& pipeline, size_t stage, const F
     TunedStage best;
     const auto tried = candidates(definition, input, gpu_->capabilities().max_work_group_size);
     report(1, tried.size());
+    std::optional<CompileAheadRun> helper;
     if (compile_ahead_) {
-        const auto compiling = Clock::now();
-        if (auto compiled = compile_ahead_->run(pipeline.name, stage, input, cancelled); compiled)
-            logger->info("{}: {} candidates compiled ahead in {:.1f} s", what, *compiled ? "all" : "the first",
-                          std::chrono::duration<double>(Clock::now() - compiling).count());
-        else if (!isCancelled(cancelled))
-            logger->warn("{}: compiling the candidates ahead failed ({}); each compiles at its first launch, "
+        auto started_helper = compile_ahead_->start(pipeline.name, stage, input);
+        if (started_helper)
+            helper.emplace(std::move(*started_helper));
+        else
+            logger->warn("{}: cannot compile the candidates ahead ({}); each compiles at its first launch, "
                          "holding the other clients' frames meanwhile",
-                         what, compiled.error().message);
+                         what, started_helper.error().message);
     }
     const auto started = Clock::now();
+    Clock::duration compiling{}; // waiting for the helper: not the budget's
     auto last_report = Clock::now();
     auto timer = StageTimer::open(*gpu_, singleStage(pipeline, stage), input, kernel_budget_ns_, turns);
     if (!timer) {
@@ -193,9 +195,23 @@ TunedStage Tuner::tune(const PipelineDefinition& pipeline, size_t stage, const F
     for (const StageChoice& candidate : tried) {
         if (isCancelled(cancelled))
             return {};
-        if (timed > 0 && Clock::now() - started > budget_)
+        if (timed > 0 && Clock::now() - started - compiling > budget_)
             break;
         ++timed;
+        if (helper) {
+            const auto waiting = Clock::now();
+            helper->resume();
+            const bool compiled = helper->waitFor(timed, cancelled);
+            helper->pause(); // while this candidate is timed
+            compiling += Clock::now() - waiting;
+            if (!compiled) {
+                if (!isCancelled(cancelled))
+                    logger->warn("{}: the candidates from {} on were not compiled ahead; each compiles at its "
+                                 "first launch, holding the other clients' frames meanwhile",
+                                 what, timed);
+                helper.reset();
+            }
+        }
         if (Clock::now() - last_report >= std::chrono::seconds(1)) {
             report(timed, tried.size());
             last_report = Clock::now();
@@ -218,8 +234,8 @@ TunedStage Tuner::tune(const PipelineDefinition& pipeline, size_t stage, const F
     if (best.gpu_ns == 0)
         logger->warn("cannot tune {}: no candidate ran", what);
     else
-        logger->info("tuned {}: {} ({} of {} candidates in {:.1f} s{})", what, choiceText(best), timed,
-                     tried.size(), spent,
+        logger->info("tuned {}: {} ({} of {} candidates in {:.1f} s{}{})", what, choiceText(best), timed,
+                     tried.size(), spent, helper ? ", each compiled ahead by a helper" : "",
                      timed < tried.size() ? ", the rest over the time budget: not kept in tuning.json" : "");
     return best;
 }

@@ -51,8 +51,7 @@ public:
     // then are skipped (logged), so a slow device is not held for long.
     // `kernel_budget_ns` (gpu.kernel_budget_ms) cuts the candidates' frames as every
     // session's are (StageTimer::open); 0: whole frames.
-    // With `compile_ahead`, each stage's candidates are compiled by its helper before
-    // they are timed (that time is not the budget's).
+    // With `compile_ahead`, each candidate is timed once its helper has compiled it.
     Tuner(const gpu::GpuContext& gpu, std::filesystem::path cache_dir,
           std::chrono::milliseconds budget = std::chrono::milliseconds(config::GpuConfig{}.tuning_budget_ms),
           uint64_t kernel_budget_ns = 0, std::shared_ptr<const CompileAhead> compile_ahead = nullptr);
