@@ -644,10 +644,10 @@ TEST_CASE("on PoCL a tuning's kernels are compiled by a helper process first: fr
         RawClient client(daemon);
         REQUIRE(client.bind(client.hello("tuning")).empty());
         flatbuffers::FlatBufferBuilder builder;
-        const auto [type, text] = client.roundTrip(framecl::protocol::finishEnvelope(
+        const auto reply = client.roundTrip(framecl::protocol::finishEnvelope(
             builder, wire::CreateOpenSession(builder, 1, builder.CreateString("copy"),
                                              wire::CreateFrameLayout(builder, DRM_FORMAT_NV12, width, 48))));
-        REQUIRE_MESSAGE(type == wire::Message::SessionOpened, text);
+        REQUIRE_MESSAGE(reply.first == wire::Message::SessionOpened, reply.second);
     };
     // What framecld's helper compiles, run by hand: every candidate of copy at 64x48.
     const auto before = poclKernels(pocl_cache.path());
