@@ -350,8 +350,8 @@ inline void rows16_block(__global const uchar* restrict src, uint src_offset, ui
     for (int j = 1; j < (int)box_height; ++j)
         sums = column_sums_add(sums, rows16_row(src, src_offset, src_stride, w, h, (int)x0, top + j, border,
                                                 border_value, src_aligned, sides));
-    // Not unrolled: fewer registers for the same speed on an H100 (0.043 against 0.044
-    // ms for 3x3 at 7680x4320).
+    // Not unrolled: fewer registers for the same speed (docs/benchmarks.md, "Choices
+    // inside the kernels").
 #pragma unroll 1
     for (uint i = 0; i < rows; ++i) {
         if (y0 + i >= height)
@@ -402,8 +402,8 @@ __kernel void box_rows16_r8(__global const uchar* restrict src, uint src_offset,
 #define RUNNING_ITEMS 64    // work-group size along X (plugins/box/box.cpp)
 #define RUNNING_COLUMNS 256 // output columns per work group: 4 per item
 // Output rows per pass through the three phases: 8 rather than 16 halves the local
-// memory per group (7.2 KB), so twice as many groups fit on a GPU's core: 0.148 against
-// 0.200 ms on an H100 for 15x15 at 7680x4320 (4 was no faster).
+// memory per group (7.2 KB), so twice as many groups fit on a GPU's core; 4 gains
+// nothing more (docs/benchmarks.md, "Choices inside the kernels").
 #define RUNNING_ROWS 8
 // Outputs per item in the horizontal phase: a block's rows shared out among the items.
 #define RUNNING_SEGMENT (RUNNING_COLUMNS * RUNNING_ROWS / RUNNING_ITEMS)
@@ -521,8 +521,9 @@ void box_running_r8(__global const uchar* restrict src, uint src_offset, uint sr
 
     for (int block = 0; block < (int)band_rows && y0 + block < h; block += RUNNING_ROWS) {
         // Vertical: the sums of RUNNING_ROWS rows, each slid down from the one above.
-        // (Issuing all the block's loads before using them, unrolled, was 7% faster on
-        // an H100 and 14% slower on PoCL; this is the simpler loop.)
+        // A simple loop: issuing all the block's loads before using them, unrolled,
+        // gains less on a GPU than it loses on PoCL, and `sweep` is the variant built
+        // for a GPU (docs/benchmarks.md, "Choices inside the kernels").
         for (int r = 0; r < RUNNING_ROWS; ++r) {
             if (block + r > 0) { // the band's first row has its window already
                 const int y = y0 + block + r;
@@ -595,21 +596,23 @@ void box_running_r8(__global const uchar* restrict src, uint src_offset, uint sr
 //   border      an item whose 4 columns are all outside the image loads as one inside
 //               does; after the vertical phase its sums are replaced by those of the
 //               columns the border rule maps them to. Fixing up its loads instead, one
-//               byte load per column and row, held its warp and the whole group: on an
-//               H100 the groups at the image's sides cost a fifth of the kernel's time.
+//               byte load per column and row, held its warp and the whole group, so
+//               the groups at the image's sides cost much of the kernel's time
+//               (docs/benchmarks.md, "How sweep is built, and why").
 //   horizontal  the items share a block's rows, 16 per row, each sliding the window
 //               along tile_columns / 16 outputs; the means divide by multiplying
 //               (below) and leave for local memory in pairs.
 //   store       each item stores 4 bytes of each row.
-// On an H100 (15x15, 7680x4320, framecl-bench) this takes 0.046 ms against `running`'s
-// 0.148 in the same run; on a CPU through PoCL it is 2-3x slower than `running`
-// (1920x1080), so both stay and the tuner picks.
+// It is much faster than `running` on the GPUs measured and much slower on a CPU through
+// PoCL, so both stay and the tuner picks (docs/benchmarks.md, "How sweep is built, and
+// why").
 #define SWEEP_ITEMS 128                  // work-group size along X (plugins/box/box.cpp)
 #define SWEEP_SUMS (4 * SWEEP_ITEMS)     // column sums per row: 4 per item
 #define SWEEP_ROWS 8                     // output rows per pass through the three phases
 #define SWEEP_SEGMENTS (SWEEP_ITEMS / SWEEP_ROWS) // items per row in the horizontal phase
 // Sums per row, padded by 8 so that the horizontal phase's rows start in different
-// local-memory banks (unpadded was 12-20% slower on an H100).
+// local-memory banks: unpadded, their reads conflict (docs/benchmarks.md, "How sweep is
+// built, and why").
 #define SWEEP_SPAN (SWEEP_SUMS + 8)
 #define SWEEP_OUT_SPAN (SWEEP_SUMS + 4)  // bytes per row of means
 // Outputs per item in the horizontal phase, for the two tile widths the plugin asks
@@ -672,7 +675,8 @@ uint sweep_mean(uint offset_sum, SweepDivisor divisor)
 
 // The horizontal phase of one row: `length` means (even) from the sums at `row`, the
 // window sliding along, two means at a time to local memory (packed by a multiply-add,
-// where a shift and an or took two instructions on an H100). `length` is a constant
+// one instruction where a shift and an or take two: docs/benchmarks.md, "How sweep is
+// built, and why"). `length` is a constant
 // where this is inlined, so the loop unrolls and its reads take fixed offsets.
 inline void sweep_horizontal(__local const ushort* row, __local ushort* out, const int length, uint box_width,
                              SweepDivisor divisor)
@@ -694,8 +698,9 @@ inline void sweep_horizontal(__local const ushort* row, __local ushort* out, con
 }
 
 // Row r of the block's column sums: lanes to ushorts in column order, (x, x + 1) and
-// (x + 2, x + 3), one 8-byte store. Written with ushort2s, each word is one byte permute
-// on an H100 (masks and shifts took two instructions).
+// (x + 2, x + 3), one 8-byte store. Written with ushort2s, each word compiles to one byte
+// permute, where masks and shifts take two instructions (docs/benchmarks.md, "How sweep
+// is built, and why").
 void sweep_store_sums(__local uint* sum_words, int r, uint item, uint2 column)
 {
     const ushort2 even = as_ushort2(column.x), odd = as_ushort2(column.y);
@@ -797,7 +802,8 @@ void box_sweep_r8(__global const uchar* restrict src, uint src_offset, uint src_
     // The vertical window of the row above y0 (rows y0 - top - 1 .. y0 - top + box_height
     // - 2), so that every output row then adds the row entering and drops the one leaving:
     // 16 rows loaded at a time, so that a group waits for the loads of a 15x15 window once
-    // and of a 31x31 one twice (8 at a time took 4% longer at 15x15 on an H100, 6% at 31x31).
+    // and of a 31x31 one twice rather than once per 8 rows (docs/benchmarks.md, "Box
+    // sweep: scripts/device-sweep").
     uint2 column = 0;
     for (int j = 0; j < (int)box_height; j += 2 * SWEEP_ROWS) {
         int rows[2 * SWEEP_ROWS];

@@ -40,7 +40,7 @@
 // less than 1, and the result by at most 1.
 //
 // The packed variants compute in float rather than in 32-bit integers because GPUs issue
-// float at least as fast (H100: 128 FP32 and 64 INT32 lanes per SM and clock). A pixel
+// float at least as fast (NVIDIA's twice as fast: docs/benchmarks.md, "Block matching"). A pixel
 // becomes the float 2^23 + p by setting the exponent bits above its byte, without a
 // conversion instruction; differences of two such floats are exact.
 
@@ -255,11 +255,11 @@ void half_body(__global const uchar* restrict src, uint src_offset, uint src_str
     store_outputs(dst, dst_offset, dst_stride, w, y, x0, convert_uchar4((2 * s + n) / (2 * n)));
 }
 
-// The wide variants: n output pixels of a row (16; the code takes 8 too, which was
-// slower on an H100) of m rows per work item, branchless as above. Each window row is
-// held as the n + 16 floats p + 2^16 of pixels x0 - WIDE_LEFT .. x0 + n + WIDE_LEFT - 1
-// (radius 7 needs 7 a side); so the bytes loaded and unpacked per output pixel and row
-// fall from 5 (packed) to 2 (n = 16).
+// The wide variants: n output pixels of a row (16; the code takes 8 too, which is
+// slower: docs/benchmarks.md, "Choices inside the kernels") of m rows per work item,
+// branchless as above. Each window row is held as the n + 16 floats p + 2^16 of pixels
+// x0 - WIDE_LEFT .. x0 + n + WIDE_LEFT - 1 (radius 7 needs 7 a side); so the bytes
+// loaded and unpacked per output pixel and row fall from 5 (packed) to 2 (n = 16).
 #define WIDE_LEFT 8
 #define WIDE_SPAN_MAX 32
 #define WIDE_ROWS_MAX 2
@@ -409,9 +409,9 @@ void wide_body(__global const uchar* restrict src, uint src_offset, uint src_str
 
 // One kernel per packed variant and radius, epsilon_<variant>_r<radius>. Their loops over
 // the window need constant bounds for the compiler to unroll them and keep the row in
-// registers (guide §8.4). One kernel that switched to a body per radius took 40% longer
-// on an H100 (0.24 against 0.17 ms at 3264x2448 and radius 4), most likely because a
-// kernel's registers are allocated for its largest path, radius 7's.
+// registers (guide §8.4). One kernel that switched to a body per radius was slower,
+// most likely because a kernel's registers are allocated for its largest path, radius
+// 7's (docs/benchmarks.md, "Choices inside the kernels").
 #define EPSILON_KERNELS(r)                                                                  \
     __kernel void epsilon_packed_r##r(__global const uchar* restrict src, uint src_offset, \
                                       uint src_stride, __global uchar* restrict dst,       \

@@ -422,7 +422,8 @@ inline void sobelLaneBlock(__global const uchar* restrict src, uint src_offset, 
                                 border_value, src_aligned, inside);
     LanePass at = lanePassAt(src, src_offset, src_stride, w, h, (int)x0, (int)y0, border,
                              border_value, src_aligned, inside);
-    // Not unrolled: unrolled, it took 76 registers on an H100 and ran about 10% slower.
+    // Not unrolled: unrolled, the loop takes more registers and runs slower on a GPU
+    // (docs/benchmarks.md, "Choices inside the kernels").
 #pragma unroll 1
     for (uint i = 0; i < rows; ++i) {
         const uint y = y0 + i;

@@ -14,7 +14,8 @@
 //              horizontal through local memory), so a pixel costs the same whatever
 //              the box's size. ABGR8888: separable
 //   sweep      R8: running's sums in wider work groups whose loads are issued a block
-//              of rows at a time (twice as fast on an H100, slower on a CPU).
+//              of rows at a time (faster on a GPU, slower on a CPU: docs/benchmarks.md,
+//              "How sweep is built, and why").
 //              ABGR8888: separable
 //   image      separable, with the input read as an image (guide §6.2) and, on R8, the
 //              horizontal sums kept in an image too
@@ -45,9 +46,8 @@ constexpr uint32_t rows16_outputs_y = 4;
 // RUNNING_COLUMNS in kernels/box.cl), walking down a band of rows, a multiple of
 // RUNNING_ROWS (8). Each band first sums its first row's whole window, so a taller band
 // spends less on that, and a shorter one gives more groups to fill the GPU: bands of
-// 64 rows, halved down to 16 while the frame has fewer than running_groups groups. On an
-// H100, 1920x1080 at 15x15 took 0.091 ms in bands of 64 (136 groups) and 0.036 ms in
-// bands of 16; 7680x4320 took 0.148 ms in bands of 64 or 32.
+// 64 rows, halved down to 16 while the frame has fewer than running_groups groups
+// (docs/benchmarks.md, "Choices inside the kernels").
 constexpr uint32_t running_items = 64;
 constexpr uint32_t running_columns = 256;
 constexpr uint32_t running_groups = 2048;
@@ -69,11 +69,7 @@ uint32_t runningBandRows(const framecl_format* in)
 // out for those two, so a 1x1 box, which would fit 512, takes 480 too). Each band first
 // loads its first row's whole window: bands of 32 rows, 8 rows shorter at a time down to
 // 8 while the frame has fewer than sweep_groups groups: more groups hide more of each
-// one's waiting. On an H200 at 7680x4320 (the same kernel's PTX through the CUDA driver,
-// clients/bench/sweep_harness.cu), 15x15 took 0.0447 ms in bands of 32 or 40 and 0.0471
-// in 24; 31x31 0.0551 in 32 and 0.0559 in 40; 3x3 0.0379 in 32 and 0.0391 in 24; at
-// 3840x2160, 15x15 took 0.0177 ms in 24 (720 groups) and 0.0204 in 16; at 1920x1080
-// 0.0110 in 8 or 16.
+// one's waiting (docs/benchmarks.md, "Box sweep: scripts/device-sweep", the H200 table).
 constexpr uint32_t sweep_items = 128;
 constexpr uint32_t sweep_sums = 512;
 constexpr uint32_t sweep_groups = 512;
@@ -133,9 +129,10 @@ const char* const kernel_files[] = {"box.cl"};
 // running and sweep on ABGR8888 (they have R8 kernels only) resolved to separable. On
 // R8, rows16 is auto's choice for a box at most 3 wide (one pass, each input row loaded
 // 16 bytes at a time) and running for wider ones (its cost does not grow with the box),
-// whereas separable's byte loads and R16 intermediate reach under a tenth of the copy
-// bandwidth on an H100. sweep, twice running's speed on an H100 but half of it on a CPU
-// through PoCL (framecl's default device), is left to the tuner.
+// whereas separable's byte loads and R16 intermediate keep it far from the copy
+// bandwidth on a GPU (docs/benchmarks.md, "Filters: framecl-bench"). sweep, faster than
+// running on a GPU but slower on a CPU through PoCL (framecl's default device), is left
+// to the tuner (docs/benchmarks.md, "How sweep is built, and why").
 Variant variantOf(const framecl_format* in, const framecl_param_value* values)
 {
     const bool r8 = in->fourcc == DRM_FORMAT_R8;

@@ -176,7 +176,8 @@ void planNv12ToY(const framecl_format* in, const framecl_plan_request* request, 
     plan->dispatch_count = 1;
 }
 
-// `auto` is block8x2, the fastest on an H100 at 3264x2448 and 7680x4320 (docs/filters.md).
+// `auto` is block8x2, the fastest at the larger frame sizes on the GPU measured
+// (docs/benchmarks.md, "Filters: framecl-bench"; docs/filters.md).
 Variant variantOf(const framecl_param_value* values)
 {
     const auto variant = Variant(enumIndex(values[param_variant], variants));

@@ -195,15 +195,16 @@ bool readTaps(const framecl_param_value* values, Taps& taps, char* error, size_t
 // The variant a stage runs, `auto` resolved:
 // - a 2D kernel: row8. It reads 2 bytes per output and window row against direct's
 //   kernel_width (guide §10.3.3: 3.4x the one-output baseline for the 9x9 epsilon
-//   filter), with the same multiply-adds, 8 at a time; on PoCL (2 CPU cores, 3264x2448)
-//   6x to 13x faster than direct (1x9 to 9x9).
+//   filter), with the same multiply-adds, 8 at a time: faster than direct on PoCL for
+//   every kernel measured (docs/filters.md, "`convolve`: 2D and separable convolution
+//   (guide §9.3.1)") and, in the tuner's work groups, on the H100 (docs/benchmarks.md,
+//   "Filters: framecl-bench").
 // - a separable pair: separable8, kernel_width + kernel_height multiply-adds per pixel
 //   instead of their product (guide §9.3.1: "the number of computations is reduced by
-//   an order of magnitude"), 8 at a time. On PoCL it was the fastest variant for every
-//   pair measured, 9x9 to 1x7: 1.2x to 2.8x faster than row8 on the outer product, 5x
-//   to 10x faster than scalar separable. Not yet measured on a GPU, where the intermediate's
-//   8 bytes per pixel of traffic may favour row8 for a pair with a single tap on one
-//   side (docs/filters.md, convolve, has the numbers).
+//   an order of magnitude"), 8 at a time: the fastest variant for every pair measured on
+//   PoCL, and the tuner's choice for the 9 + 9 pair on the H100 from 1920x1080 up (the
+//   same two sections). A pair with a single tap on one side is not yet measured on a
+//   GPU, where the intermediate's 8 bytes per pixel of traffic may favour row8.
 Variant variantOf(const framecl_param_value* values, const Taps& taps)
 {
     const Variant variant = Variant(enumIndex(values[param_variant], variants));

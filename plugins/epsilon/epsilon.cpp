@@ -103,10 +103,10 @@ int negotiate(const framecl_format* in, const framecl_param_value*, framecl_form
     return 0;
 }
 
-// `auto` is wide16x2. The guide measures its steps on Adreno 430 (Table 10-3) as packed
-// 3.4x and packed without branches 5.4x the baseline; on an H100 at 3264x2448 and radius
-// 4 the order holds (packed 2.7x, branchless 3.6x, 4.4x in its best work group), and
-// wide16x2 in 8x16 work groups is 5.0x (docs/filters.md).
+// `auto` is wide16x2, the fastest variant at the larger frame sizes on the GPU measured
+// (docs/benchmarks.md, "Filters: framecl-bench"; docs/filters.md, epsilon's variants).
+// The guide measures its steps on Adreno 430 (Table 10-3) as packed 3.4x and packed
+// without branches 5.4x the baseline; on the H100 they keep that order.
 Variant variantOf(const framecl_param_value* values)
 {
     const auto variant = Variant(enumIndex(values[param_variant], variants));
@@ -120,9 +120,9 @@ Variant variantOf(const framecl_param_value* values)
 // its pixels from get_global_id() and only reads the input, so the daemon may tile either
 // axis. local_hint stays 0 for the guide's variants: guide §6.1.5.3 warns that a
 // work-group size tuned for one GPU is poor on another; choosing one per device is the
-// daemon's part (§6.1.5). The wide variants ask for 8x16, which no shape the tuner tries
-// matched on the H100, and which the driver's own choice missed by far (its work group
-// for 204 work items a row, 3264 / 16, was 2.1x slower).
+// daemon's part (§6.1.5). The wide variants ask for 8x16: the driver's own choice for
+// 204 work items a row (3264 / 16) was far slower, and no shape the tuner tries did
+// better (docs/benchmarks.md, "Choices inside the kernels").
 // epsilon_image(src image, dst, ...) takes baseline's arguments with an image for the
 // input, and epsilon_image_to_image one for the output too, where the request asks.
 int plan(const framecl_format* in, const framecl_param_value* values, const framecl_plan_request* request,

@@ -130,8 +130,9 @@ const Kernel image_kernel = {"sobel_image", 1, 1};
 // In the order of `variants`. auto is 16x4 (aligned16x4): each input row is one 16-byte
 // load and two byte loads for the 16 outputs, made once for the whole block (1.5 bytes
 // per output, against 2.25 for the guide's 16x2), and the 16-byte loads and stores are
-// aligned uint4 accesses when the planes allow: on an H100 the guide's vload16 at
-// x0 - 1 compiles to byte loads, and 16x2 reaches a quarter of the copy bandwidth. It
+// aligned uint4 accesses when the planes allow: NVIDIA's compiler turns the guide's
+// vload16 at x0 - 1 into byte loads, which keep 16x2 far from the copy bandwidth
+// (docs/benchmarks.md, "Filters: framecl-bench"). It
 // keeps only three rows' passes live (two short16 each), rolling down the block, so it
 // holds no more registers than 16x2. Its borders apply per row and per neighbour
 // pixel, so only blocks reaching past the last column go one pixel at a time.
