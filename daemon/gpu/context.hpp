@@ -40,8 +40,8 @@ public:
     // lanes: one tile's slowest work groups then share the device with the next tile's
     // first, where one queue would leave the device idle until the last work group of
     // a tile ends (docs/architecture.md, "Lanes"). The runtime decides whether two lanes
-    // run at once; NVIDIA's does, and the H100 measured a divergent mean shift in 7 tiles
-    // as fast as one dispatch on two lanes, 17% slower on one (docs/benchmarks.md).
+    // run at once; NVIDIA's does (docs/benchmarks.md, "Fairness: a light client beside a
+    // heavy one", why lanes).
     // Lanes 0 to defaultLanes() - 1 are the daemon's, at its own priority; the lanes
     // after them each have a priority of their own (priorityLane).
     const cl::CommandQueue& lane(uint32_t index) const { return lanes_.at(index); }

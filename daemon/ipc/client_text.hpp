@@ -15,7 +15,7 @@ namespace framecl::ipc {
 // trace slice and stats entry of the client.
 inline constexpr size_t max_client_name_bytes = 64;
 // The most bytes of any other string a client sends: a pipeline name, a parameter key
-// or value, a token.
+// or value (a token has its own bound, max_token_bytes).
 inline constexpr size_t max_client_string_bytes = 256;
 
 // Whether `text` is well-formed UTF-8 (RFC 3629: no overlong forms, no surrogates,

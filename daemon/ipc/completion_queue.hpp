@@ -3,9 +3,9 @@
 // events watched on that lane in turn and wakes an eventfd the loop watches. Nothing on
 // the frame path blocks the loop waiting for the GPU.
 //
-// A waiting thread rather than clSetEventCallback: NVIDIA's runtime called back a
-// median 240 µs after the GPU had finished (docs/benchmarks.md, "A frame's hops"),
-// where clWaitForEvents returns at once. Each lane is an in-order queue, so what runs
+// A waiting thread rather than clSetEventCallback: NVIDIA's runtime calls back long after
+// the GPU has finished (docs/benchmarks.md, "A frame's hops"), where clWaitForEvents
+// returns at once. Each lane is an in-order queue, so what runs
 // on it completes in the order it is watched; a thread per lane keeps a short part on
 // one lane from being seen late behind a long one on the other.
 

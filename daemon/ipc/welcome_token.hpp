@@ -1,6 +1,6 @@
 #pragma once
 // The token a Welcome gives and a RegisterBuffers brings back (docs/protocol.md,
-// "Connecting"). Hello is anonymous: anyone who reaches the ZeroMQ socket may say it,
+// "A client's life"). Hello is anonymous: anyone who reaches the ZeroMQ socket may say it,
 // and only the buffer socket shows who the peer is. So a Hello costs framecld no
 // state: what binding needs — the client's ZeroMQ routing id, its name, when the
 // token was given — travels in the token itself, signed with a key framecld draws

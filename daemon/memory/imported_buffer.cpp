@@ -149,7 +149,7 @@ const char* copyNote(ImportPath path)
 }
 
 // Once per path per process: buffers come and go with every client, and info level
-// is for events, never for every buffer or frame (docs/architecture.md, "Logging").
+// is for events, never for every buffer or frame (docs/architecture.md, "Errors, logs and ownership").
 void logWinner(ImportPath path)
 {
     static std::array<std::atomic<bool>, 4> logged{};
