@@ -23,19 +23,6 @@
 namespace framecl::ipc {
 namespace {
 
-// How far ahead of the GPU the scheduler keeps it fed, in predicted time. The next
-// part goes on the GPU's queue while what is there is predicted to end within this:
-// long enough that the GPU does not idle while the host hears of a part's end (on the
-// H100 machine some 180 µs) and wakes to enqueue the next; short, since a frame of
-// another client that comes waits behind all of it (and one part more).
-constexpr uint64_t feed_lead_ns = 500'000;
-// The longest part that goes on the GPU's queue behind work still running there; a
-// longer one (or one without a prediction) waits until the GPU is seen to have
-// finished. Queued early, a part makes another client's frame that comes meanwhile
-// wait for all of it; held back, it leaves the GPU idle while the host hears of the
-// end before it (~0.2 ms on the H100 machine), under 5% of a part this long.
-constexpr uint64_t prefetch_limit_ns = 4'000'000;
-
 // `framecl trace` windows recording at once, over all clients.
 constexpr size_t max_open_traces = 4;
 
@@ -231,21 +218,20 @@ void Server::schedule()
             scheduler::FairQueue<PendingFrame>& fair_queue = fair_queues_[rank];
             if (fair_queue.waitingCount() == 0)
                 continue;
-            const uint64_t ahead = workAheadNs(now, rank);
-            if (ahead >= feedLeadNs()) {
+            const uint64_t ahead = work_ahead_.aheadNs(now, rank);
+            if (ahead >= work_ahead_.leadNs()) {
                 // Fed enough, for the ranks after it too: look again when the work ahead
                 // will have shrunk under the lead (or when a part is seen to end,
                 // whichever comes first).
-                feed_at_ns_ = now + (ahead - feedLeadNs()) + 1;
+                feed_at_ns_ = now + (ahead - work_ahead_.leadNs()) + 1;
                 break;
             }
             // Behind running work, only a part short enough to queue there (the others
             // go when the GPU is seen to be done).
-            const bool busy = std::any_of(on_gpu_.begin(), on_gpu_.end(),
-                                          [&](const QueuedPart& part) { return gpu_.laneRank(part.lane) <= rank; });
+            const bool busy = work_ahead_.busy(rank);
             const std::optional<uint64_t> next = fair_queue.choose([&](uint64_t client) {
                 const uint64_t predicted = busy ? nextPartNs(client) : 0;
-                return !busy || (predicted > 0 && predicted <= prefetch_limit_ns);
+                return !busy || (predicted > 0 && predicted <= scheduler::prefetch_limit_ns);
             });
             if (next) {
                 enqueueNextPart(*next);
@@ -258,47 +244,6 @@ void Server::schedule()
             return schedule();
     }
     armSchedulerTimer();
-}
-
-uint64_t Server::feedLeadNs() const
-{
-    const double budget_ns = config_.gpu.kernel_budget_ms * 1e6;
-    return budget_ns > 0 ? std::min(feed_lead_ns, uint64_t(budget_ns / 4)) : feed_lead_ns;
-}
-
-uint64_t Server::workAheadNs(uint64_t now_ns, uint32_t rank) const
-{
-    // Each part starts when the one before it ends (the queue is in order) or when it
-    // was enqueued, whichever is later, the first no earlier than the last part seen
-    // to end; one predicted to have ended already is taken to end now. A part without
-    // a prediction counts as the whole lead, so that nothing more is fed behind it
-    // until it is seen to end.
-    uint64_t end = last_part_end_ns_;
-    for (const QueuedPart& part : on_gpu_)
-        if (gpu_.laneRank(part.lane) <= rank)
-            end = std::max(std::max(end, part.enqueued_ns) + (part.predicted_ns ? part.predicted_ns : feedLeadNs()),
-                       now_ns);
-    return end > now_ns ? end - now_ns : 0;
-}
-
-uint32_t Server::laneFor(const pipeline::Session& session, uint64_t now_ns) const
-{
-    // The lane whose work is predicted to end first, as workAheadNs() predicts the whole
-    // queue's (a part without a prediction counts as the lead): a heavy client's tiles
-    // then alternate, each next one starting in the tail of the one before
-    // (gpu::GpuContext::lane), and a light client's part waits for the work of one lane.
-    const std::vector<uint32_t>& lanes = session.lanes();
-    if (lanes.size() == 1)
-        return lanes.front();
-    std::vector<uint64_t> end(gpu_.lanes(), 0);
-    for (const QueuedPart& part : on_gpu_)
-        end[part.lane] = std::max(end[part.lane], part.enqueued_ns) +
-                         (part.predicted_ns ? part.predicted_ns : feedLeadNs());
-    uint32_t chosen = lanes.front();
-    for (const uint32_t lane : lanes)
-        if (std::max(end[lane], now_ns) < std::max(end[chosen], now_ns))
-            chosen = lane;
-    return chosen;
 }
 
 uint64_t Server::nextPartNs(uint64_t client_id)
@@ -344,7 +289,7 @@ void Server::enqueueNextPart(uint64_t client_id)
     const size_t part = frame.frame.frame.parts_enqueued;
     const uint64_t predicted = pending.session->predictedNs(frame.frame.frame, part);
     const uint64_t enqueued_ns = monotonicNs();
-    const uint32_t lane = laneFor(*pending.session, enqueued_ns);
+    const uint32_t lane = work_ahead_.laneFor(pending.session->lanes(), enqueued_ns);
     auto event = pipeline::enqueueClientPart(*pending.session, *pending.input, *pending.output, frame.frame, lane);
     const bool last = frame.frame.frame.allEnqueued();
     if (!event || last)
@@ -380,9 +325,8 @@ void Server::runOpeningWork(uint64_t client_id)
 void Server::watchPart(uint64_t serial, uint64_t client_id, size_t part, uint32_t lane, const cl::Event& event,
                        uint64_t predicted_ns, uint64_t enqueued_ns, bool last)
 {
-    const uint64_t part_serial = next_part_serial_++;
+    const uint64_t part_serial = work_ahead_.add({serial, client_id, part, lane, predicted_ns, enqueued_ns, last});
     completions_.notifyOnCompletion(event, part_serial, lane);
-    on_gpu_.push_back({part_serial, serial, client_id, part, lane, predicted_ns, enqueued_ns, last});
     // Guide §5.7: flush so the GPU starts now rather than when the queue fills.
     gpu_.lane(lane).flush();
 }
@@ -484,34 +428,25 @@ void Server::onCompletions()
 void Server::completePart(const Completion& completion)
 {
     // Each lane's parts end in the order they were enqueued there, but the lanes' in any
-    // order.
-    const auto found = std::find_if(on_gpu_.begin(), on_gpu_.end(),
-                                    [&](const QueuedPart& part) { return part.serial == completion.frame; });
-    if (found == on_gpu_.end())
+    // order. A frame's end waited for all its parts: those on another lane whose
+    // completion is not seen yet have ended too, and count before it.
+    const scheduler::WorkAhead::Part* found = work_ahead_.find(completion.frame);
+    if (!found)
         return;
-    const QueuedPart part = *found;
-    if (part.last) {
-        // Its frame's end waited for all its parts: those on another lane whose
-        // completion is not seen yet have ended too, and count before it.
-        std::vector<uint64_t> earlier;
-        for (const QueuedPart& other : on_gpu_)
-            if (other.frame == part.frame && other.serial != part.serial)
-                earlier.push_back(other.serial);
-        for (const uint64_t serial : earlier)
+    if (found->last)
+        for (const uint64_t serial : work_ahead_.otherParts(found->frame, completion.frame))
             completePart({serial, completion.execution_status, completion.callback_ns});
-    }
-    on_gpu_.erase(std::find_if(on_gpu_.begin(), on_gpu_.end(),
-                               [&](const QueuedPart& each) { return each.serial == part.serial; }));
-    const uint64_t started_ns = std::max(part.enqueued_ns, last_part_end_ns_);
-    last_part_end_ns_ = std::max(started_ns, completion.callback_ns);
+    const auto seen = work_ahead_.complete(completion.frame, completion.callback_ns);
+    if (!seen)
+        return;
+    const scheduler::WorkAhead::Part& part = seen->part;
     if (part.part == opening_part) {
         // Its thread waits for it too, and reads its profiled time; here it is charged
         // by the time it held the GPU as the host saw it.
-        const uint64_t gpu_ns = last_part_end_ns_ - started_ns;
-        fairQueueOf(part.client_id).charge(part.client_id, int64_t(gpu_ns) - int64_t(part.predicted_ns));
+        fairQueueOf(part.client_id).charge(part.client_id, int64_t(seen->held_ns) - int64_t(part.predicted_ns));
         if (completion.execution_status != CL_COMPLETE)
             gpu_failed_ = true;
-        if (on_gpu_.empty())
+        if (work_ahead_.empty())
             perf_hint_.workEnded(std::chrono::steady_clock::now());
         return;
     }
@@ -524,7 +459,7 @@ void Server::completePart(const Completion& completion)
         // from when the GPU could take it; the fair queue charged the prediction.
         uint64_t gpu_ns = frame.pending.session->partNs(frame.frame.frame, part.part);
         if (gpu_ns == 0)
-            gpu_ns = last_part_end_ns_ - started_ns;
+            gpu_ns = seen->held_ns;
         frame.gpu_ns += gpu_ns;
         fairQueueOf(frame.client_id).charge(frame.client_id, int64_t(gpu_ns) - int64_t(part.predicted_ns));
         if (ClientState* client = clientByToken(frame.pending.token))
@@ -586,7 +521,7 @@ void Server::completeFrame(InFlightFrame frame, cl_int status, uint64_t callback
     }
     if (ran)
         pending.session->frameCompleted(frame.frame.frame, frame.gpu_ns);
-    if (on_gpu_.empty())
+    if (work_ahead_.empty())
         perf_hint_.workEnded(std::chrono::steady_clock::now());
     if (client && ran && !traces_.empty())
         traceFrame(*client, frame);

@@ -46,7 +46,7 @@ void Server::failEveryFrame(const std::string& reason)
 {
     // The started frames first: one whose parts are not all enqueued is also at the
     // front of its client's queue, where it is passed over below.
-    on_gpu_.clear();
+    work_ahead_.clear();
     while (!in_flight_.empty()) {
         auto node = in_flight_.extract(in_flight_.begin());
         node.mapped().failure = reason;

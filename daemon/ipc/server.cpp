@@ -40,6 +40,15 @@ constexpr auto unbound_connection_expiry = std::chrono::seconds(10);
 // before a newly arrived client's turn, whatever the frames cost.
 constexpr uint64_t fair_queue_quantum_ns = 1'000'000;
 
+// The priority rank of each of the GPU's lanes.
+std::vector<uint32_t> laneRanks(const gpu::GpuContext& gpu)
+{
+    std::vector<uint32_t> ranks;
+    for (uint32_t lane = 0; lane < gpu.lanes(); ++lane)
+        ranks.push_back(gpu.laneRank(lane));
+    return ranks;
+}
+
 } // namespace
 
 Server::Server(const config::Config& config, const gpu::GpuContext& gpu, pipeline::Catalog catalog,
@@ -48,7 +57,8 @@ Server::Server(const config::Config& config, const gpu::GpuContext& gpu, pipelin
       catalog_(std::move(catalog)), framecld_(std::move(framecld)),
       zmq_context_(1), router_(zmq_context_, zmq::socket_type::router),
       preparer_(gpu), completions_(gpu.lanes()),
-      fair_queues_(3, scheduler::FairQueue<PendingFrame>(fair_queue_quantum_ns)), perf_hint_(gpu, config.gpu),
+      fair_queues_(3, scheduler::FairQueue<PendingFrame>(fair_queue_quantum_ns)),
+      work_ahead_(laneRanks(gpu), scheduler::feedLeadNs(config.gpu.kernel_budget_ms)), perf_hint_(gpu, config.gpu),
       started_(std::chrono::steady_clock::now())
 {
     std::string why;
@@ -237,6 +247,7 @@ Result<void> Server::reload(const config::Config& config, pipeline::Catalog cata
         log::get("ipc")->warn("reload: a change of daemon.socket or daemon.buffer_socket takes effect on restart");
     const auto sockets = std::make_pair(config_.daemon.socket, config_.daemon.buffer_socket);
     config_ = config;
+    work_ahead_.setLeadNs(scheduler::feedLeadNs(config_.gpu.kernel_budget_ms));
     std::tie(config_.daemon.socket, config_.daemon.buffer_socket) = sockets;
     access_ = std::move(*access);
     catalog_ = std::move(catalog);

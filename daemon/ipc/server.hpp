@@ -34,6 +34,7 @@
 #include "scheduler/chrome_trace.hpp"
 #include "scheduler/fair_queue.hpp"
 #include "scheduler/perf_hint_switch.hpp"
+#include "scheduler/work_ahead.hpp"
 #include "service/service_loop.hpp"
 #include "service/socket_activation.hpp"
 
@@ -108,20 +109,8 @@ private:
         // once what it enqueued has run.
         std::string failure;
     };
-    // A part of a frame on one of the GPU's lanes: the scheduler's view of the work
-    // ahead of the GPU.
-    struct QueuedPart {
-        uint64_t serial;       // what the completion queue reports
-        uint64_t frame;        // the in-flight frame's serial
-        uint64_t client_id;
-        // Its index in the frame; `abandoned_part` for an abandoned frame's end,
-        // `opening_part` for a piece of a session's opening (no frame).
-        size_t part;
-        uint32_t lane;
-        uint64_t predicted_ns; // 0: unknown
-        uint64_t enqueued_ns;
-        bool last; // the frame ends with it
-    };
+    // WorkAhead::Part::part of an abandoned frame's end, and of a piece of a session's
+    // opening (no frame).
     static constexpr size_t abandoned_part = SIZE_MAX;
     static constexpr size_t opening_part = SIZE_MAX - 1;
     struct Refusal {
@@ -184,18 +173,13 @@ private:
 
     // The scheduler (frames.cpp): every client's frames wait in the fair queue of its
     // priority rank, and go to the GPU a part at a time while the work that runs before
-    // theirs is predicted to end within the lead (feedLeadNs), so another client's frame
+    // theirs is predicted to end within the lead (scheduler::feedLeadNs), so another client's frame
     // that comes waits for about that and one part.
     tl::expected<PendingFrame, Refusal> acceptFrame(ClientState& client, const HeldSubmit& submit);
     void applyBackpressure(ClientState& client, SessionState& state, const HeldSubmit& submit, PendingFrame frame);
     void queueFrame(ClientState& client, SessionState& state, PendingFrame frame);
     void admitHeld(ClientState& client);
     void schedule();
-    // The predicted time until the GPU runs out of the parts queued on it that run before
-    // work of priority rank `rank` (those on lanes of that rank or before), from `now_ns`.
-    uint64_t workAheadNs(uint64_t now_ns, uint32_t rank) const;
-    // How far ahead the GPU is fed: 0.5 ms, or a quarter of gpu.kernel_budget_ms if less.
-    uint64_t feedLeadNs() const;
     // The predicted time of the next part of `client_id`'s front frame; 0: unknown.
     uint64_t nextPartNs(uint64_t client_id);
     // Puts the next part of `client_id`'s front frame on the GPU, starting the frame
@@ -204,8 +188,6 @@ private:
     // The same where the front is a piece of a session's opening: its thread enqueues
     // it now.
     void runOpeningWork(uint64_t client_id);
-    // Which of `session`'s lanes its next part goes to.
-    uint32_t laneFor(const pipeline::Session& session, uint64_t now_ns) const;
     // A started frame whose next part failed to enqueue: ends Failed with `error` once
     // what it enqueued has run (at once if nothing was).
     void abandonFrame(InFlightFrame& frame, const std::string& error);
@@ -325,9 +307,7 @@ private:
     // may, as the GPU runs a higher-priority queue's work first.
     std::vector<scheduler::FairQueue<PendingFrame>> fair_queues_;
     std::map<uint64_t, InFlightFrame> in_flight_; // started, by serial
-    std::deque<QueuedPart> on_gpu_;               // enqueued and not yet seen to end, in order enqueued
-    uint64_t last_part_end_ns_ = 0; // when the last part seen to end ended, on CLOCK_MONOTONIC
-    uint64_t next_part_serial_ = 1;
+    scheduler::WorkAhead work_ahead_; // the parts on the GPU, as the scheduler predicts them
     uint64_t feed_at_ns_ = 0; // when the work ahead will have shrunk under the lead; 0: no frame waits
     bool gpu_failed_ = false; // a frame failed on the GPU since the last probe
     std::chrono::steady_clock::time_point gpu_probe_passed_{}; // when a probe last found the device working
