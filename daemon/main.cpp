@@ -12,10 +12,10 @@
 #include "framecl_build_config.h"
 #include "gpu/context.hpp"
 #include "gpu/device_report.hpp"
-#include "gpu/program_cache.hpp"
 #include "ipc/server.hpp"
 #include "pipeline/catalog.hpp"
 #include "pipeline/compile_ahead.hpp"
+#include "pipeline/engine.hpp"
 #include "service/service_loop.hpp"
 #include "service/socket_activation.hpp"
 
@@ -46,10 +46,9 @@ int checkConfig(const std::filesystem::path& file)
     return 0;
 }
 
-// Plugins, kernels and pipelines for `config`; what was refused is logged, the rest served.
-pipeline::Catalog loadCatalog(const config::Config& config, const gpu::GpuContext& gpu, gpu::ProgramCache& programs)
+// The catalog of `set`; what was refused is logged, the rest served.
+pipeline::Catalog loggedCatalog(pipeline::PipelineSet set)
 {
-    auto set = pipeline::loadPipelineSet(config, &gpu, &programs);
     for (const auto& problem : set.problems)
         log::get("pipeline")->error("{}", problem);
     return std::move(set.catalog);
@@ -69,19 +68,17 @@ int listDevices(const config::Config& config, bool json)
 // candidates compiled after each; exits 0 once every one has run.
 int compileAhead(const config::Config& config, const std::string& name, size_t stage, const std::vector<uint32_t>& frame)
 {
-    auto gpu = gpu::openGpu(config.gpu);
-    if (!gpu) {
-        log::get("daemon")->critical("{}", gpu.error().message);
+    auto engine = pipeline::startEngine(config);
+    if (!engine) {
+        log::get("daemon")->critical("{}", engine.error().message);
         return 1;
     }
-    gpu::ProgramCache programs(config.daemon.cache_dir);
-    const pipeline::Catalog catalog = loadCatalog(config, **gpu, programs);
-    const auto definition = catalog.find(name);
+    const auto definition = engine->pipelines.catalog.find(name);
     if (!definition || stage == 0) {
         log::get("daemon")->critical("no pipeline '{}' with a stage {}", name, stage);
         return 1;
     }
-    const auto compiled = pipeline::compileCandidates(**gpu, *definition, stage - 1, {frame[0], frame[1], frame[2]},
+    const auto compiled = pipeline::compileCandidates(*engine->gpu, *definition, stage - 1, {frame[0], frame[1], frame[2]},
                                                       uint64_t(config.gpu.kernel_budget_ms * 1e6), [](size_t done) {
                                                           fmt::print("{}\n", done);
                                                           std::fflush(stdout);
@@ -111,42 +108,44 @@ int serve(config::Config config, const std::filesystem::path& file)
     }
     service::ServiceLoop loop(notifier); // before any thread starts: it blocks the signals
 
-    auto gpu = gpu::openGpu(config.gpu);
-    if (!gpu) {
-        logger->critical("{}", gpu.error().message);
-        notifier.status("failed: " + gpu.error().message);
+    auto engine = pipeline::startEngine(config);
+    if (!engine) {
+        logger->critical("{}", engine.error().message);
+        notifier.status("failed: " + engine.error().message);
         return 1;
     }
-    gpu::ProgramCache programs(config.daemon.cache_dir);
+    const gpu::GpuContext& gpu = *engine->gpu;
     // The tuner runs this program again to compile kernels ahead (pipeline/compile_ahead.hpp).
-    auto server = ipc::Server::start(config, **gpu, loadCatalog(config, **gpu, programs), loop, std::move(*activated),
-                                     "/proc/self/exe");
+    auto server = ipc::Server::start(config, gpu, loggedCatalog(std::move(engine->pipelines)), loop,
+                                     std::move(*activated), "/proc/self/exe");
     if (!server) {
         logger->critical("{}", server.error().message);
         notifier.status("failed: " + server.error().message);
         return 1;
     }
 
-    notifier.ready(readyStatus(**server, **gpu));
-    logger->info("framecld {} ready: {}", FRAMECL_VERSION, readyStatus(**server, **gpu));
+    notifier.ready(readyStatus(**server, gpu));
+    logger->info("framecld {} ready: {}", FRAMECL_VERSION, readyStatus(**server, gpu));
 
     const int exit_status = loop.run([&]() {
         auto fresh = load(file);
         if (!fresh) {
             logger->error("reload: keeping the running configuration; the new one has errors:\n{}",
                           fresh.error().joined());
-            return readyStatus(**server, **gpu) + " (reload failed, old config kept)";
+            return readyStatus(**server, gpu) + " (reload failed, old config kept)";
         }
         if (fresh->gpu.device != config.gpu.device)
             logger->warn("reload: gpu.device changed to '{}'; a device change takes effect on restart",
                          fresh->gpu.device);
-        if (auto reloaded = (*server)->reload(*fresh, loadCatalog(*fresh, **gpu, programs)); !reloaded) {
+        if (auto reloaded = (*server)->reload(
+                *fresh, loggedCatalog(pipeline::loadPipelineSet(*fresh, &gpu, engine->programs.get())));
+            !reloaded) {
             logger->error("reload: keeping the running configuration: {}", reloaded.error().message);
-            return readyStatus(**server, **gpu) + " (reload failed, old config kept)";
+            return readyStatus(**server, gpu) + " (reload failed, old config kept)";
         }
         config = std::move(*fresh);
-        logger->info("reload: {}", readyStatus(**server, **gpu));
-        return readyStatus(**server, **gpu);
+        logger->info("reload: {}", readyStatus(**server, gpu));
+        return readyStatus(**server, gpu);
     });
     if (exit_status == 0)
         (*server)->drain(std::chrono::seconds(5));

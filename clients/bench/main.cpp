@@ -26,8 +26,8 @@
 #include "config/loader.hpp"
 #include "gpu/cl_error.hpp"
 #include "gpu/context.hpp"
-#include "gpu/program_cache.hpp"
 #include "pipeline/catalog.hpp"
+#include "pipeline/engine.hpp"
 #include "pipeline/stage_timing.hpp"
 #include "pipeline/tuner.hpp"
 
@@ -335,17 +335,17 @@ int run(const Options& options, const std::string& command)
         fmt::print(stderr, "framecl-bench: {}\n", config.error().joined());
         return 2;
     }
-    auto gpu = gpu::openGpu(config->gpu);
-    if (!gpu) {
-        fmt::print(stderr, "framecl-bench: {}\n", gpu.error().message);
+    auto engine = pipeline::startEngine(*config);
+    if (!engine) {
+        fmt::print(stderr, "framecl-bench: {}\n", engine.error().message);
         return 1;
     }
-    gpu::ProgramCache programs(config->daemon.cache_dir);
-    const auto set = pipeline::loadPipelineSet(*config, gpu->get(), &programs);
+    const gpu::GpuContext& gpu = *engine->gpu;
+    const pipeline::PipelineSet& set = engine->pipelines;
     for (const auto& problem : set.problems)
         fmt::print(stderr, "framecl-bench: {}\n", problem);
 
-    const auto& caps = (*gpu)->capabilities();
+    const auto& caps = gpu.capabilities();
     Report report;
     report.device = fmt::format("{} ({}, driver {}, {} compute units)", caps.name, caps.opencl_version,
                                 caps.driver_version, caps.max_compute_units);
@@ -356,7 +356,7 @@ int run(const Options& options, const std::string& command)
         if (uint64_t(size.width) * size.height > uint64_t(largest.width) * largest.height)
             largest = size;
     report.copy_bytes = uint64_t(largest.width) * largest.height * 4;
-    auto bandwidth = copyBandwidth(**gpu, report.copy_bytes, options.warmup, options.runs);
+    auto bandwidth = copyBandwidth(gpu, report.copy_bytes, options.warmup, options.runs);
     if (!bandwidth) {
         fmt::print(stderr, "framecl-bench: {}\n", bandwidth.error().message);
         return 1;
@@ -366,7 +366,7 @@ int run(const Options& options, const std::string& command)
 
     const auto& cases = benchCases();
     if (!options.budgets_ms.empty())
-        return runBudgets(options, **gpu, set.catalog, sizes.front(), report.device, command);
+        return runBudgets(options, gpu, set.catalog, sizes.front(), report.device, command);
     for (size_t c = 0; c < cases.size(); ++c) {
         if (!selected(options, cases[c]))
             continue;
@@ -380,9 +380,9 @@ int run(const Options& options, const std::string& command)
                 continue;
             }
             if (cases[c].motion)
-                benchStage<PairTimer>(**gpu, *definition, input, cases[c], pipelineName(c, size), options, report);
+                benchStage<PairTimer>(gpu, *definition, input, cases[c], pipelineName(c, size), options, report);
             else
-                benchStage<pipeline::StageTimer>(**gpu, *definition, input, cases[c], pipelineName(c, size), options,
+                benchStage<pipeline::StageTimer>(gpu, *definition, input, cases[c], pipelineName(c, size), options,
                                                  report);
         }
     }

@@ -11,12 +11,12 @@
 #include "config/default_paths.hpp"
 #include "config/loader.hpp"
 #include "gpu/context.hpp"
-#include "gpu/program_cache.hpp"
 #include "frame_file.hpp"
 #include "image_files.hpp"
 #include "output_target.hpp"
 #include "gpu/replay.hpp"
 #include "pipeline/catalog.hpp"
+#include "pipeline/engine.hpp"
 #include "pipeline/in_process_pipeline.hpp"
 #include "pipeline/tuner.hpp"
 
@@ -41,13 +41,13 @@ int processInProcess(const ProcessRequest& request)
         fmt::print(stderr, "{}\n", config.error().joined());
         return 1;
     }
-    auto gpu = gpu::openGpu(config->gpu);
-    if (!gpu) {
-        fmt::print(stderr, "framecl: {}\n", gpu.error().message);
+    auto engine = pipeline::startEngine(*config);
+    if (!engine) {
+        fmt::print(stderr, "framecl: {}\n", engine.error().message);
         return 1;
     }
-    gpu::ProgramCache programs(config->daemon.cache_dir);
-    const auto set = pipeline::loadPipelineSet(*config, gpu->get(), &programs);
+    const gpu::GpuContext& gpu = *engine->gpu;
+    const pipeline::PipelineSet& set = engine->pipelines;
     const auto definition = set.catalog.find(request.pipeline);
     if (!definition) {
         for (const auto& problem : set.problems)
@@ -58,12 +58,12 @@ int processInProcess(const ProcessRequest& request)
         fmt::print(stderr, "framecl: no pipeline named '{}' (offered: {})\n", request.pipeline, offered);
         return 1;
     }
-    pipeline::SessionOptions options{gpu::chooseRecordingMode((*gpu)->capabilities(), (*gpu)->vendor(), config->gpu.recording),
+    pipeline::SessionOptions options{gpu::chooseRecordingMode(gpu.capabilities(), gpu.vendor(), config->gpu.recording),
                                      config->gpu.onchip_intermediates, {}, config->limits.max_frame_pixels};
     // The daemon's tuning, with the same cache: a size tuned by either is tuned for both.
     std::optional<pipeline::Tuner> tuner;
     if (config->gpu.tuning == config::Tuning::Auto)
-        tuner.emplace(**gpu, config->daemon.cache_dir);
+        tuner.emplace(gpu, config->daemon.cache_dir);
     if (auto prepared = prepareOutput(request.output, request.inputs.size()); !prepared) {
         fmt::print(stderr, "framecl: {}\n", prepared.error().message);
         return 1;
@@ -83,7 +83,7 @@ int processInProcess(const ProcessRequest& request)
                 const pipeline::FrameShape shape{image->fourcc, image->width, image->height};
                 if (tuner)
                     options.stage_choices = tuner->choose(*definition, shape);
-                auto open = pipeline::InProcessPipeline::open(**gpu, definition, shape, options);
+                auto open = pipeline::InProcessPipeline::open(gpu, definition, shape, options);
                 if (!open)
                     return fail(fmt::format("{}: {}", input.string(), open.error().message));
                 it = opened.emplace(key, std::move(*open)).first;

@@ -27,10 +27,10 @@
 #include "daemon_client.hpp"
 #include "framecl/client.h"
 #include "gpu/context.hpp"
-#include "gpu/program_cache.hpp"
 #include "memory/imported_buffer.hpp"
 #include "pipeline/catalog.hpp"
 #include "pipeline/client_frame.hpp"
+#include "pipeline/engine.hpp"
 #include "pipeline/session.hpp"
 
 namespace {
@@ -410,16 +410,16 @@ int main(int argc, char** argv)
         fmt::print(stderr, "{}\n", config.error().joined());
         return 1;
     }
-    auto gpu = gpu::openGpu(config->gpu);
-    if (!gpu) {
-        fmt::print(stderr, "{}\n", gpu.error().message);
+    auto engine = pipeline::startEngine(*config);
+    if (!engine) {
+        fmt::print(stderr, "{}\n", engine.error().message);
         return 1;
     }
-    gpu::ProgramCache programs(config->daemon.cache_dir);
-    const auto set = pipeline::loadPipelineSet(*config, gpu->get(), &programs);
+    const gpu::GpuContext& gpu = *engine->gpu;
+    const pipeline::PipelineSet& set = engine->pipelines;
     // The same replay the daemon would use, so only the transport differs.
     const gpu::RecordingMode recording =
-        gpu::chooseRecordingMode((*gpu)->capabilities(), (*gpu)->vendor(), config->gpu.recording);
+        gpu::chooseRecordingMode(gpu.capabilities(), gpu.vendor(), config->gpu.recording);
     auto client = cli::connectToDaemon({socket, 5000, "framecl-transport-bench"});
     if (!client) {
         fmt::print(stderr, "{}\n", client.error().message);
@@ -438,7 +438,7 @@ int main(int argc, char** argv)
             Buffers buffers(width, height, batch);
             Hops hops;
             DaemonSide daemon(client->get(), buffers, width, height);
-            InProcessSide local(**gpu, set.catalog.find("copy"), recording, buffers, width, height);
+            InProcessSide local(gpu, set.catalog.find("copy"), recording, buffers, width, height);
             const auto period = std::chrono::duration_cast<Clock::duration>(
                 std::chrono::duration<double>(fps > 0 ? 1.0 / fps : 0.0));
             // The two sides take turns, a part of the frames each time, so that a machine
@@ -474,7 +474,7 @@ int main(int argc, char** argv)
         return 1;
     }
 
-    const nlohmann::json report{{"device", (*gpu)->capabilities().name}, {"frames", frames}, {"warmup", warmup},
+    const nlohmann::json report{{"device", gpu.capabilities().name}, {"frames", frames}, {"warmup", warmup},
                                 {"fps", fps}, {"results", results}};
     if (json)
         fmt::print("{}\n", report.dump(2));
