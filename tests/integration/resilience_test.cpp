@@ -639,7 +639,9 @@ TEST_CASE("on PoCL a tuning's kernels are compiled by a helper process first: fr
     // every other launch in the process waits (pipeline/compile_ahead.hpp).
     TempDir pocl_cache;
     const std::map<std::string, std::string> env = {{"POCL_CACHE_DIR", pocl_cache.path().string()}};
-    RunningDaemon daemon("[gpu]\ntuning_budget_ms = 60000\n", "", env);
+    // The built-in copy alone: with PoCL's cache empty every plugin's kernels would be
+    // built from source at start, a minute on a busy machine.
+    RunningDaemon daemon("[gpu]\ntuning_budget_ms = 60000\n", "plugin_dirs = []\n", env);
     const auto openCopy = [&](uint32_t width) {
         RawClient client(daemon);
         REQUIRE(client.bind(client.hello("tuning")).empty());
