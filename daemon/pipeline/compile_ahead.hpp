@@ -12,7 +12,8 @@
 // as it is done; the tuner waits for a candidate's word before it times it, so it never
 // launches a kernel the helper has not compiled, and stops the helper while it times
 // (SIGSTOP): on PoCL the device is the CPU, which a helper at work would share with
-// the candidate timed, skewing its time (epsilon's auto measured twice as slow here).
+// the candidate timed, skewing its time (docs/benchmarks.md, "A first photo beside a
+// 30 fps stream", tried and dropped).
 // Where the helper fails, is cancelled, or takes longer than the tuning's budget for
 // one candidate, the candidates after compile at their first launch, as before: it
 // only ever saves time.

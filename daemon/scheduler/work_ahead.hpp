@@ -22,17 +22,17 @@ namespace framecl::scheduler {
 
 // How far ahead of the GPU the scheduler keeps it fed, in predicted time: the next part
 // goes on the GPU's queue while what is there is predicted to end within this. Long
-// enough that the GPU does not idle while the host hears of a part's end (on the H100
-// machine some 180 µs) and wakes to enqueue the next; short, since a frame of another
-// client that comes waits behind all of it (and one part more). A quarter of the
-// kernel-time budget where that is less.
+// enough that the GPU does not idle while the host hears of a part's end and wakes to
+// enqueue the next (docs/benchmarks.md, "A frame's hops"); short, since a frame of
+// another client that comes waits behind all of it (and one part more). A quarter of
+// the kernel-time budget where that is less.
 uint64_t feedLeadNs(double kernel_budget_ms);
 
 // The longest part that goes on the GPU's queue behind work still running there; a
 // longer one (or one without a prediction) waits until the GPU is seen to have
 // finished. Queued early, a part makes another client's frame that comes meanwhile wait
 // for all of it; held back, it leaves the GPU idle while the host hears of the end
-// before it (~0.2 ms on the H100 machine), under 5% of a part this long.
+// before it, which is small beside a part this long.
 inline constexpr uint64_t prefetch_limit_ns = 4'000'000;
 
 class WorkAhead {
