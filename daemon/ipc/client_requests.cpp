@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/log.hpp"
+#include "base/monotonic_clock.hpp"
 #include "envelope.hpp"
 #include "framecl_build_config.h"
 #include "ipc/client_text.hpp"
@@ -211,7 +212,7 @@ void Server::onSessionsPrepared()
         openedSession(*client, opening, std::move(*session));
     }
     if (!opening_work.empty())
-        schedule();
+        feed();
 }
 
 void Server::queueOpeningWork(std::shared_ptr<pipeline::PendingTurn> work)
@@ -220,9 +221,7 @@ void Server::queueOpeningWork(std::shared_ptr<pipeline::PendingTurn> work)
     ClientState* client = opening == opening_.end() ? nullptr : clientByToken(opening->second.token);
     if (!client)
         return; // its client went away: the opening is cancelled, and stops waiting for it
-    PendingFrame queued{next_frame_serial_++, client->token, 0, 0, nullptr, nullptr, nullptr, monotonicNs(), 0, 0};
-    queued.opening_work = std::move(work);
-    fairQueueOf(client->id).push(client->id, std::move(queued));
+    scheduler_.queueOpeningWork(client->id, std::move(work));
 }
 
 void Server::openedSession(ClientState& client, const OpeningSession& opening,
@@ -264,6 +263,7 @@ void Server::onCloseSession(ClientState& client, const wire::CloseSession& reque
     }
     client.retired_sessions.push_back(std::move(found->second.session)); // its frames in flight still use it
     client.sessions.erase(found);
+    scheduler_.forgetSession(client.id, request.session());
     retireUnused(client);
     sendAck(client.identity, request.request_id());
 }
@@ -366,19 +366,12 @@ std::string Server::statsJson() const
                                 {"budget_overruns", overruns},
                                 {"stages", stages}});
         }
-        const std::deque<PendingFrame>* waiting = fairQueueOf(client.id).waiting(client.id);
         json entry = {{"name", client.name},
                       {"id", client.id},
                       {"class", client.client_class.empty() ? json(nullptr) : json(client.client_class)},
                       {"weight", client.weight},
                       {"gpu_share", gpu_ns_total ? double(client.gpu_ns) / double(gpu_ns_total) : 0.0},
-                      {"frames_waiting", (waiting ? size_t(std::count_if(waiting->begin(), waiting->end(),
-                                                                         [](const PendingFrame& frame) {
-                                                                             return !frame.started &&
-                                                                                    !frame.opening_work;
-                                                                         }))
-                                                  : 0) +
-                                             client.held.size()},
+                      {"frames_waiting", scheduler_.framesWaiting(client.id) + client.held.size()},
                       {"buffers", client.buffers.size()},
                       {"bytes", client.buffer_bytes},
                       {"session_bytes", client.session_bytes},
@@ -394,7 +387,7 @@ std::string Server::statsJson() const
         clients.push_back(entry);
     }
     const double uptime = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
-    const char* perf_hint = perf_hint_.current();
+    const char* perf_hint = scheduler_.perfHint();
     json stats = {{"daemon",
                    {{"version", FRAMECL_VERSION},
                     {"device", gpu_.capabilities().name},

@@ -34,11 +34,6 @@ struct SessionState {
     SessionCounters counters;
     FrameMetrics metrics;
     uint32_t in_flight = 0; // accepted and not yet done: waiting or on the GPU
-    // A frame at this place (HeldSubmit::arrival) did not run and no frame after it has
-    // been accepted yet: the next one accepted begins with the state zeroed (plugin.h,
-    // framecl_state). One place is enough: every later Submit arrived after it.
-    std::optional<uint64_t> reset_after;
-    uint64_t last_begun = 0; // the place of the newest frame that began
 };
 
 // A Submit of a `block` session that came while its client was at its limit: it is

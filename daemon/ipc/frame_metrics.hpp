@@ -8,9 +8,6 @@
 
 namespace framecl::ipc {
 
-// CLOCK_MONOTONIC in ns: the clock of Done's times, deadlines and these metrics.
-uint64_t monotonicNs();
-
 struct LatencySummary {
     double p50_ms = 0, p99_ms = 0, max_ms = 0;
 };

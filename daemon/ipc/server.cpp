@@ -35,20 +35,6 @@ constexpr auto message_time_per_wakeup = std::chrono::milliseconds(20);
 // binds its connection as soon as it is made.
 constexpr auto unbound_connection_expiry = std::chrono::seconds(10);
 
-// The fair queue's credit per turn at weight 1. Small against any frame: a client in
-// debt waits while others run, and one with credit left starts at most one more frame
-// before a newly arrived client's turn, whatever the frames cost.
-constexpr uint64_t fair_queue_quantum_ns = 1'000'000;
-
-// The priority rank of each of the GPU's lanes.
-std::vector<uint32_t> laneRanks(const gpu::GpuContext& gpu)
-{
-    std::vector<uint32_t> ranks;
-    for (uint32_t lane = 0; lane < gpu.lanes(); ++lane)
-        ranks.push_back(gpu.laneRank(lane));
-    return ranks;
-}
-
 } // namespace
 
 Server::Server(const config::Config& config, const gpu::GpuContext& gpu, pipeline::Catalog catalog,
@@ -56,9 +42,10 @@ Server::Server(const config::Config& config, const gpu::GpuContext& gpu, pipelin
     : config_(config), gpu_(gpu), loop_(loop), access_(std::move(access)), tokens_(std::move(tokens)),
       catalog_(std::move(catalog)), framecld_(std::move(framecld)),
       zmq_context_(1), router_(zmq_context_, zmq::socket_type::router),
-      preparer_(gpu), completions_(gpu.lanes()),
-      fair_queues_(3, scheduler::FairQueue<PendingFrame>(fair_queue_quantum_ns)),
-      work_ahead_(laneRanks(gpu), scheduler::feedLeadNs(config.gpu.kernel_budget_ms)), perf_hint_(gpu, config.gpu),
+      preparer_(gpu),
+      scheduler_(gpu, config.gpu,
+                 {[this](const scheduler::FrameEnd& end) { frameEnded(end); },
+                  [this](const std::string& reason) { gpuLost(reason); }}),
       started_(std::chrono::steady_clock::now())
 {
     std::string why;
@@ -196,7 +183,7 @@ Result<void> Server::bind(service::ActivatedSockets activated)
         drainMessages();
     });
     watch(buffer_listener_.get(), [this] { acceptBufferConnection(); });
-    watch(completions_.fd(), [this] { onCompletions(); });
+    watch(scheduler_.completionFd(), [this] { onCompletions(); });
     watch(preparer_.fd(), [this] { onSessionsPrepared(); });
 
     housekeeping_timer_.reset(timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK));
@@ -213,18 +200,10 @@ Result<void> Server::bind(service::ActivatedSockets activated)
 
 Server::~Server()
 {
-    // Frames still on the GPU (after a drain that timed out, or an exception) read and
-    // write the buffers in_flight_ holds, which are unmapped when it goes: wait for
-    // the GPU before any member is destroyed.
-    if (!in_flight_.empty()) {
-        log::get("ipc")->warn("waiting for {} frames still on the GPU before stopping", in_flight_.size());
-        if (const cl_int err = gpu_.finishAll(); err != CL_SUCCESS)
-            log::get("ipc")->error("{}", gpu::clFailure("clFinish", err, "frames in flight at stop"));
-    }
     loop_.unwatch(router_.get(zmq::sockopt::fd));
     loop_.unwatch(more_messages_.get());
     loop_.unwatch(buffer_listener_.get());
-    loop_.unwatch(completions_.fd());
+    loop_.unwatch(scheduler_.completionFd());
     loop_.unwatch(preparer_.fd());
     loop_.unwatch(housekeeping_timer_.get());
     loop_.unwatch(scheduler_timer_.get());
@@ -247,7 +226,6 @@ Result<void> Server::reload(const config::Config& config, pipeline::Catalog cata
         log::get("ipc")->warn("reload: a change of daemon.socket or daemon.buffer_socket takes effect on restart");
     const auto sockets = std::make_pair(config_.daemon.socket, config_.daemon.buffer_socket);
     config_ = config;
-    work_ahead_.setLeadNs(scheduler::feedLeadNs(config_.gpu.kernel_budget_ms));
     std::tie(config_.daemon.socket, config_.daemon.buffer_socket) = sockets;
     access_ = std::move(*access);
     catalog_ = std::move(catalog);
@@ -255,7 +233,7 @@ Result<void> Server::reload(const config::Config& config, pipeline::Catalog cata
     std::string why;
     recording_ = gpu::chooseRecordingMode(gpu_.capabilities(), gpu_.vendor(), config_.gpu.recording, &why);
     setUpTuner();
-    perf_hint_.reconfigure(config_.gpu);
+    scheduler_.reconfigure(config_.gpu);
     for (auto& [token, client] : clients_)
         assignClass(client);
     armSchedulerTimer();
@@ -448,6 +426,14 @@ ClientState* Server::clientByConnection(int fd)
     return nullptr;
 }
 
+ClientState* Server::clientById(uint64_t id)
+{
+    for (auto& [token, client] : clients_)
+        if (client.id == id)
+            return &client;
+    return nullptr;
+}
+
 void Server::housekeeping()
 {
     uint64_t expirations = 0;
@@ -493,12 +479,7 @@ void Server::dropClient(const std::string& token, bool disconnected)
                           client.in_flight ? fmt::format(" ({} frames still on the GPU)", client.in_flight) : "");
     if (client.buffer_connection.valid())
         loop_.unwatch(client.buffer_connection.get());
-    fairQueueOf(client.id).removeClient(client.id); // its waiting frames, and their buffers, go now
-    // A frame with parts on the GPU and parts still to go: the rest will not.
-    std::vector<uint64_t> unfinished;
-    for (const auto& [serial, frame] : in_flight_)
-        if (frame.client_id == client.id && !frame.frame.frame.allEnqueued() && frame.failure.empty())
-            unfinished.push_back(serial);
+    const uint64_t client_id = client.id;
     // Its sessions being opened are not wanted any more: a departed client's requests
     // would otherwise hold the preparer and the GPU, and not count against any limit.
     std::vector<uint64_t> opening;
@@ -512,9 +493,8 @@ void Server::dropClient(const std::string& token, bool disconnected)
     if (!opening.empty())
         preparer_.cancel(opening);
     clients_.erase(it); // frames on the GPU keep their buffers and session until they end
-    for (uint64_t serial : unfinished)
-        abandonFrame(in_flight_.at(serial), "its client went away");
-    schedule();
+    scheduler_.removeClient(client_id);
+    feed();
 }
 
 void Server::assignClass(ClientState& client)
@@ -534,28 +514,7 @@ void Server::assignClass(ClientState& client)
             break;
         }
     }
-    // Into the fair queue of its rank, with its waiting frames, out of any other.
-    const uint32_t rank = gpu_.laneRank(client.priority_lane.value_or(0));
-    std::deque<PendingFrame> waiting;
-    for (uint32_t other = 0; other < fair_queues_.size(); ++other)
-        if (other != rank && fair_queues_[other].waiting(client.id))
-            waiting = fair_queues_[other].removeClient(client.id);
-    fair_queues_[rank].addClient(client.id, client.weight);
-    for (PendingFrame& frame : waiting)
-        fair_queues_[rank].push(client.id, std::move(frame));
-}
-
-scheduler::FairQueue<Server::PendingFrame>& Server::fairQueueOf(uint64_t client_id)
-{
-    for (auto& queue : fair_queues_)
-        if (queue.waiting(client_id))
-            return queue;
-    return fair_queues_.front(); // unknown: where addClient would have put it by default
-}
-
-const scheduler::FairQueue<Server::PendingFrame>& Server::fairQueueOf(uint64_t client_id) const
-{
-    return const_cast<Server*>(this)->fairQueueOf(client_id);
+    scheduler_.placeClient(client.id, gpu_.laneRank(client.priority_lane.value_or(0)), client.weight);
 }
 
 } // namespace framecl::ipc

@@ -1,9 +1,9 @@
 #pragma once
 // framecld's side of docs/protocol.md: the ZeroMQ ROUTER, the buffer socket, the
-// clients, their buffers and sessions, and frames from Submit to Done.
+// clients, their buffers and sessions, and frames from Submit to Done, which on their
+// way to the GPU and back are the scheduler's (scheduler/frame_scheduler.hpp).
 
 #include <chrono>
-#include <deque>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -22,19 +22,15 @@
 #include "gpu/context.hpp"
 #include "gpu/replay.hpp"
 #include "ipc/client_state.hpp"
-#include "ipc/completion_queue.hpp"
 #include "ipc/event_tally.hpp"
 #include "ipc/peer_access.hpp"
 #include "ipc/socket_files.hpp"
 #include "ipc/welcome_token.hpp"
 #include "pipeline/catalog.hpp"
-#include "pipeline/client_frame.hpp"
 #include "pipeline/session_preparer.hpp"
 #include "pipeline/tuner.hpp"
 #include "scheduler/chrome_trace.hpp"
-#include "scheduler/fair_queue.hpp"
-#include "scheduler/perf_hint_switch.hpp"
-#include "scheduler/work_ahead.hpp"
+#include "scheduler/frame_scheduler.hpp"
 #include "service/service_loop.hpp"
 #include "service/socket_activation.hpp"
 
@@ -76,43 +72,6 @@ public:
     gpu::RecordingMode recording() const { return recording_; }
 
 private:
-    // A frame accepted and waiting for the GPU in its client's queue.
-    struct PendingFrame {
-        uint64_t serial;
-        std::string token; // the client, if it still exists when the frame ends
-        uint32_t session_id;
-        uint64_t sequence;
-        std::shared_ptr<pipeline::Session> session;
-        std::shared_ptr<memory::ImportedBuffer> input;
-        std::shared_ptr<memory::ImportedBuffer> output;
-        uint64_t queued_ns;
-        uint64_t arrival;     // HeldSubmit::arrival
-        uint64_t deadline_ns; // CLOCK_MONOTONIC by which it must start; 0: none
-        // Its first part is on the GPU: it stays at the front of its client's queue, and
-        // in in_flight_, until its last part is.
-        bool started = false;
-        // The frame before it (in the order Submits arrived) did not run: the session's
-        // state is zeroed before its first part.
-        bool reset_state = false;
-        // Not a frame: a piece of the GPU work of a session this client asked for, being
-        // opened (pipeline/gpu_turns.hpp), which runs when the client's turn comes.
-        std::shared_ptr<pipeline::PendingTurn> opening_work{};
-    };
-    struct InFlightFrame {
-        PendingFrame pending;
-        uint64_t client_id;
-        pipeline::ClientFrame frame;
-        uint64_t start_ns;        // its first part enqueued
-        uint64_t last_part_ns = 0; // its last part enqueued, or its end enqueued when abandoned
-        uint64_t gpu_ns = 0;      // its parts' measured GPU time, summed as they end
-        // Why its parts stopped going to the GPU (one failed to enqueue): it ends Failed
-        // once what it enqueued has run.
-        std::string failure;
-    };
-    // WorkAhead::Part::part of an abandoned frame's end, and of a piece of a session's
-    // opening (no frame).
-    static constexpr size_t abandoned_part = SIZE_MAX;
-    static constexpr size_t opening_part = SIZE_MAX - 1;
     struct Refusal {
         wire::FrameStatus status;
         std::string error;
@@ -171,45 +130,25 @@ private:
     void onSubmit(ClientState& client, const wire::Submit& submit);
     void sendDone(ClientState& client, uint32_t session, uint64_t sequence, const DoneFields& done);
 
-    // The scheduler (frames.cpp): every client's frames wait in the fair queue of its
-    // priority rank, and go to the GPU a part at a time while the work that runs before
-    // theirs is predicted to end within the lead (scheduler::feedLeadNs), so another client's frame
-    // that comes waits for about that and one part.
-    tl::expected<PendingFrame, Refusal> acceptFrame(ClientState& client, const HeldSubmit& submit);
-    void applyBackpressure(ClientState& client, SessionState& state, const HeldSubmit& submit, PendingFrame frame);
-    void queueFrame(ClientState& client, SessionState& state, PendingFrame frame);
+    // Frames (frames.cpp): a Submit checked and handed to the scheduler, held, or
+    // refused at once; its Done when the scheduler says it ended.
+    tl::expected<scheduler::Frame, Refusal> acceptFrame(ClientState& client, const HeldSubmit& submit);
+    void applyBackpressure(ClientState& client, SessionState& state, const HeldSubmit& submit,
+                           scheduler::Frame frame);
+    void queueFrame(ClientState& client, SessionState& state, scheduler::Frame frame);
     void admitHeld(ClientState& client);
-    void schedule();
-    // The predicted time of the next part of `client_id`'s front frame; 0: unknown.
-    uint64_t nextPartNs(uint64_t client_id);
-    // Puts the next part of `client_id`'s front frame on the GPU, starting the frame
-    // first if it is new; pops it from the fair queue once it is all there.
-    void enqueueNextPart(uint64_t client_id);
-    // The same where the front is a piece of a session's opening: its thread enqueues
-    // it now.
-    void runOpeningWork(uint64_t client_id);
-    // A started frame whose next part failed to enqueue: ends Failed with `error` once
-    // what it enqueued has run (at once if nothing was).
-    void abandonFrame(InFlightFrame& frame, const std::string& error);
-    // Watches `event`, on lane `lane`, the end of part `part` of in-flight frame `serial`
-    // of client `client_id`.
-    void watchPart(uint64_t serial, uint64_t client_id, size_t part, uint32_t lane, const cl::Event& event,
-                   uint64_t predicted_ns, uint64_t enqueued_ns, bool last);
-    void expireWaitingFrames(uint64_t now_ns);
-    // The frame at `arrival` of the session did not run (refused, busy, dropped, failed):
-    // the session's next frame after it, waiting or still to come, begins with its state
-    // zeroed, unless it began already.
-    void frameSkipped(const std::string& token, uint32_t session_id, uint64_t arrival);
-    // Done for a frame that never reached the GPU, with its client's counts.
-    void endWaitingFrame(const PendingFrame& frame, wire::FrameStatus status, const std::string& error);
+    // Every client's held Submits into the slots that frames ending freed, then the GPU fed.
+    void feed();
+    void frameEnded(const scheduler::FrameEnd& end);
+    // The GPU is lost: held Submits fail too, and the loop stops for framecld to exit
+    // with EX_UNAVAILABLE, which the service manager restarts (docs/architecture.md, "A
+    // failed frame and a lost GPU").
+    void gpuLost(const std::string& reason);
     void onSchedulerTimer();
     void armSchedulerTimer();
     // The [[client_class]] of a client by its name and, once known, its uid and gid.
-    // Also its lane and fair queue: those of its class's gpu_priority.
+    // Also its lane and priority rank: those of its class's gpu_priority.
     void assignClass(ClientState& client);
-    // The fair queue that holds the client (fair_queues_).
-    scheduler::FairQueue<PendingFrame>& fairQueueOf(uint64_t client_id);
-    const scheduler::FairQueue<PendingFrame>& fairQueueOf(uint64_t client_id) const;
 
     // The buffer socket.
     void acceptBufferConnection();
@@ -232,15 +171,7 @@ private:
     void closeBufferConnection(int fd);
 
     void onCompletions();
-    // After a frame failed on the GPU (gpu_loss.cpp): a probe tells a frame that failed
-    // alone from a lost device. Lost, every frame ends Failed with the reason and the
-    // loop stops for framecld to exit with EX_UNAVAILABLE, which the service manager
-    // restarts (docs/architecture.md, "A failed frame and a lost GPU").
-    void checkGpuAfterFailure();
-    void failEveryFrame(const std::string& reason);
-    void completePart(const Completion& completion);
-    void completeFrame(InFlightFrame frame, cl_int status, uint64_t callback_ns);
-    void traceFrame(const ClientState& client, const InFlightFrame& frame);
+    void traceFrame(const ClientState& client, const scheduler::FrameEnd& end);
     void housekeeping();
     void dropClient(const std::string& token, bool disconnected);
 
@@ -251,6 +182,7 @@ private:
     ClientState* clientByIdentity(const std::string& identity);
     ClientState* clientByToken(const std::string& token);
     ClientState* clientByConnection(int fd);
+    ClientState* clientById(uint64_t id);
     std::string statsJson() const;
 
     config::Config config_;
@@ -301,21 +233,9 @@ private:
     uint64_t next_status_ns_ = 0; // when the statuses of sessions being opened go out again; 0: none is
     uint64_t next_ticket_ = 1;
     pipeline::SessionPreparer preparer_; // after what its sessions use; its thread stops first
-    CompletionQueue completions_;
-    // One per priority rank (gpu::GpuContext::laneRank), each client in the one of its
-    // lane: a rank's clients go to the GPU only while no client of a rank before it
-    // may, as the GPU runs a higher-priority queue's work first.
-    std::vector<scheduler::FairQueue<PendingFrame>> fair_queues_;
-    std::map<uint64_t, InFlightFrame> in_flight_; // started, by serial
-    scheduler::WorkAhead work_ahead_; // the parts on the GPU, as the scheduler predicts them
-    uint64_t feed_at_ns_ = 0; // when the work ahead will have shrunk under the lead; 0: no frame waits
-    bool gpu_failed_ = false; // a frame failed on the GPU since the last probe
-    std::chrono::steady_clock::time_point gpu_probe_passed_{}; // when a probe last found the device working
-    std::string gpu_lost_;    // why the device is lost; empty while it is not
-    uint64_t next_frame_serial_ = 1;
+    scheduler::FrameScheduler scheduler_;
     uint64_t next_arrival_ = 1;
     uint64_t next_client_id_ = 1;
-    scheduler::PerfHintSwitch perf_hint_;
     std::vector<OpenTrace> traces_;
     ReleasedOnDisconnect released_;
     std::chrono::steady_clock::time_point started_;

@@ -24,6 +24,7 @@
 #include <list>
 #include <map>
 #include <optional>
+#include <vector>
 
 namespace framecl::scheduler {
 
@@ -150,6 +151,30 @@ public:
     {
         auto it = clients_.find(client);
         return it == clients_.end() ? nullptr : &it->second.waiting;
+    }
+
+    // Calls `visit` on every waiting frame, client by client, each client's oldest first.
+    template <typename Visit> void forEachWaiting(Visit visit) const
+    {
+        for (const auto& [id, c] : clients_)
+            for (const Frame& frame : c.waiting)
+                visit(frame);
+    }
+
+    // Moves every waiting frame that `match`es to `out`, client by client, each client's
+    // oldest first; the others stay in their order.
+    template <typename Match> void extractWaiting(Match match, std::vector<Frame>& out)
+    {
+        for (auto& [id, c] : clients_) {
+            std::deque<Frame> kept;
+            for (Frame& frame : c.waiting) {
+                if (match(frame))
+                    out.push_back(std::move(frame));
+                else
+                    kept.push_back(std::move(frame));
+            }
+            c.waiting = std::move(kept);
+        }
     }
 
     size_t waitingCount() const

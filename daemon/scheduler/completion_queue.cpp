@@ -1,4 +1,4 @@
-#include "ipc/completion_queue.hpp"
+#include "scheduler/completion_queue.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -9,9 +9,9 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "ipc/frame_metrics.hpp"
+#include "base/monotonic_clock.hpp"
 
-namespace framecl::ipc {
+namespace framecl::scheduler {
 
 CompletionQueue::CompletionQueue(uint32_t lanes) : shared_(std::make_shared<Shared>())
 {
@@ -73,4 +73,4 @@ std::vector<Completion> CompletionQueue::take()
     return std::exchange(shared_->done, {});
 }
 
-} // namespace framecl::ipc
+} // namespace framecl::scheduler

@@ -4,16 +4,14 @@
 // (CL_OUT_OF_RESOURCES on NVIDIA), as it does a frame that failed alone. What tells the
 // two apart is whether the device still runs work afterwards.
 
-#include <sysexits.h>
-
 #include <fmt/format.h>
 
 #include "base/log.hpp"
+#include "base/monotonic_clock.hpp"
 #include "gpu/device_probe.hpp"
-#include "ipc/frame_metrics.hpp"
-#include "ipc/server.hpp"
+#include "scheduler/frame_scheduler.hpp"
 
-namespace framecl::ipc {
+namespace framecl::scheduler {
 
 // Long enough for a busy device to reach the probe behind the work queued before it.
 constexpr auto probe_timeout = std::chrono::seconds(2);
@@ -23,7 +21,7 @@ constexpr auto probe_timeout = std::chrono::seconds(2);
 // frame, so the first failure after it is probed.
 constexpr auto probe_interval = std::chrono::seconds(1);
 
-void Server::checkGpuAfterFailure()
+void FrameScheduler::checkGpuAfterFailure()
 {
     gpu_failed_ = false;
     const auto now = std::chrono::steady_clock::now();
@@ -32,17 +30,17 @@ void Server::checkGpuAfterFailure()
     const auto probed = gpu::probeDevice(gpu_, probe_timeout);
     if (probed) {
         gpu_probe_passed_ = now;
-        log::get("ipc")->warn("a frame failed on the GPU; the device still runs work, so the next frames go on");
+        log::get("scheduler")->warn("a frame failed on the GPU; the device still runs work, so the next frames go on");
         return;
     }
     gpu_lost_ = fmt::format("the GPU is lost ({}); framecld exits for its service manager to restart it",
                             probed.error().message);
-    log::get("ipc")->critical("{}", gpu_lost_);
+    log::get("scheduler")->critical("{}", gpu_lost_);
     failEveryFrame(gpu_lost_);
-    loop_.stop(EX_UNAVAILABLE, "failed: " + gpu_lost_);
+    events_.gpu_lost(gpu_lost_);
 }
 
-void Server::failEveryFrame(const std::string& reason)
+void FrameScheduler::failEveryFrame(const std::string& reason)
 {
     // The started frames first: one whose parts are not all enqueued is also at the
     // front of its client's queue, where it is passed over below.
@@ -52,19 +50,13 @@ void Server::failEveryFrame(const std::string& reason)
         node.mapped().failure = reason;
         completeFrame(std::move(node.mapped()), CL_COMPLETE, monotonicNs());
     }
-    for (auto& [token, client] : clients_) {
-        if (std::deque<PendingFrame>* waiting = fairQueueOf(client.id).waiting(client.id)) {
-            const std::deque<PendingFrame> frames = std::exchange(*waiting, {});
-            // A started one ended with in_flight_; a session's opening work has no Done
-            // (its preparer is stopped with the loop).
-            for (const PendingFrame& frame : frames)
-                if (!frame.started && !frame.opening_work)
-                    endWaitingFrame(frame, wire::FrameStatus::Failed, reason);
-        }
-        for (const HeldSubmit& submit : std::exchange(client.held, {}))
-            sendDone(client, submit.session, submit.sequence,
-                     {wire::FrameStatus::Failed, reason, submit.queued_ns, 0, monotonicNs(), {}});
-    }
+    std::vector<Pending> waiting;
+    for (FairQueue<Pending>& queue : fair_queues_)
+        queue.extractWaiting([](const Pending&) { return true; }, waiting);
+    // A session's opening work has no end to hand over: its preparer stops with the loop.
+    for (const Pending& pending : waiting)
+        if (!pending.started && !pending.opening_work)
+            endWaitingFrame(pending, Outcome::Failed, reason);
 }
 
-} // namespace framecl::ipc
+} // namespace framecl::scheduler

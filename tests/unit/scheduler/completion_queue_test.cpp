@@ -1,5 +1,5 @@
 // GPU completions handed from the queue's waiting thread to the event loop
-// (ipc::CompletionQueue), with user events on PoCL standing in for a frame's last
+// (scheduler::CompletionQueue), with user events on PoCL standing in for a frame's last
 // command: the loop is woken once per completion, in the order the frames were
 // watched on each lane (the lanes each on their own), and a completion that comes after the queue is gone (a daemon torn down with
 // frames on the GPU) finds the state it writes to alive.
@@ -13,7 +13,7 @@
 #include <doctest/doctest.h>
 
 #include "gpu_test_support.hpp"
-#include "ipc/completion_queue.hpp"
+#include "scheduler/completion_queue.hpp"
 
 using namespace framecl;
 using namespace std::chrono_literals;
@@ -39,7 +39,7 @@ TEST_CASE("a completion wakes the queue's fd and is taken once, with the frame a
     cl_int err = CL_SUCCESS;
     cl::UserEvent event(gpu->context(), &err);
     REQUIRE(err == CL_SUCCESS);
-    ipc::CompletionQueue queue;
+    scheduler::CompletionQueue queue;
     queue.notifyOnCompletion(event, 7);
     CHECK_FALSE(readable(queue.fd(), 50ms));
 
@@ -61,7 +61,7 @@ TEST_CASE("a completion that comes after the queue is destroyed finds what it wr
     REQUIRE(err == CL_SUCCESS);
     int event_fd = -1;
     {
-        ipc::CompletionQueue queue;
+        scheduler::CompletionQueue queue;
         event_fd = queue.fd();
         queue.notifyOnCompletion(event, 9);
     }
@@ -82,13 +82,13 @@ TEST_CASE("frames are reported in the order they were watched, failed ones with 
     cl_int err = CL_SUCCESS;
     cl::UserEvent first(gpu->context(), &err), second(gpu->context(), &err);
     REQUIRE(err == CL_SUCCESS);
-    ipc::CompletionQueue queue;
+    scheduler::CompletionQueue queue;
     queue.notifyOnCompletion(first, 1);
     queue.notifyOnCompletion(second, 2);
     REQUIRE(second.setStatus(CL_COMPLETE) == CL_SUCCESS);
     CHECK_FALSE(readable(queue.fd(), 50ms)); // the first is still on the GPU
     REQUIRE(first.setStatus(CL_OUT_OF_RESOURCES) == CL_SUCCESS);
-    std::vector<ipc::Completion> taken;
+    std::vector<scheduler::Completion> taken;
     const auto deadline = std::chrono::steady_clock::now() + 5s;
     while (taken.size() < 2 && std::chrono::steady_clock::now() < deadline)
         if (readable(queue.fd(), 100ms))
@@ -108,7 +108,7 @@ TEST_CASE("each lane is watched on its own: a completion on one is not held behi
     cl_int err = CL_SUCCESS;
     cl::UserEvent slow(gpu->context(), &err), quick(gpu->context(), &err);
     REQUIRE(err == CL_SUCCESS);
-    ipc::CompletionQueue queue(2);
+    scheduler::CompletionQueue queue(2);
     queue.notifyOnCompletion(slow, 1, 0);
     queue.notifyOnCompletion(quick, 2, 1);
 

@@ -20,7 +20,7 @@
 
 #include "base/unique_fd.hpp"
 
-namespace framecl::ipc {
+namespace framecl::scheduler {
 
 struct Completion {
     uint64_t frame;          // the in-flight frame's serial number
@@ -68,4 +68,4 @@ private:
     std::shared_ptr<Shared> shared_;
 };
 
-} // namespace framecl::ipc
+} // namespace framecl::scheduler
