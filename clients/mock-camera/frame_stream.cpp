@@ -258,6 +258,8 @@ private:
         report_.lost += uint64_t(std::count_if(slots_.begin(), slots_.end(),
                                                [](const Slot& s) { return s.in_flight.has_value(); }));
         report_.seconds = std::max(0.0, std::chrono::duration<double>(last_done_ - first_submit_).count());
+        report_.first_submit_s = std::chrono::duration<double>(first_submit_.time_since_epoch()).count();
+        report_.last_done_s = std::chrono::duration<double>(last_done_.time_since_epoch()).count();
         return report_;
     }
 

@@ -50,6 +50,9 @@ struct StreamReport {
     std::vector<double> latency_ms; // submit to Done received, for frames that came back ok
     std::vector<StageTimes> stages; // in the order the pipeline runs them
     double seconds = 0;        // from the first submit to the last Done
+    // The same two moments on CLOCK_MONOTONIC, in seconds: streams run side by side in
+    // several processes share one time line (their aggregate frames per second).
+    double first_submit_s = 0, last_done_s = 0;
     framecl_buffer_source buffers = FRAMECL_BUFFERS_AUTO; // where the buffers came from
 };
 

@@ -82,6 +82,7 @@ nlohmann::json reportJson(const StreamReport& report, const StreamSettings& sett
         {"frames", report.frames},   {"ok", report.ok},           {"failed", report.failed},
         {"lost", report.lost},       {"busy", report.busy},       {"dropped", report.dropped},
         {"out_of_order", report.out_of_order}, {"fps", achievedFps(report)},
+        {"first_submit_s", report.first_submit_s}, {"last_done_s", report.last_done_s},
     };
     if (const auto l = latency(report))
         json["latency_ms"] = {{"p50", l->p50}, {"p99", l->p99}, {"max", l->max}};

@@ -134,6 +134,21 @@ Result<cl::Buffer> createHostCopy(const gpu::GpuContext& gpu, uint64_t layout_en
     return cl::Buffer(mem);
 }
 
+// The client's mapping as a CL_MEM_USE_HOST_PTR buffer that no command uses, beside a
+// host-copy's device buffer: a runtime with memory of its own page-locks the memory
+// such a buffer covers, and the copies from and to it then go by DMA instead of through
+// the runtime's staging of pageable memory, which bounds every client's frames
+// together (docs/benchmarks.md, "Many clients"). Empty where the runtime refuses: the
+// copies still work, slower.
+cl::Buffer pinMapping(const gpu::GpuContext& gpu, void* mapping, uint64_t size, const std::string& what)
+{
+    auto pinned = createHostPtr(gpu, mapping, size);
+    if (pinned)
+        return std::move(*pinned);
+    log::get("memory")->debug("buffer import of {}: its memory stays pageable: {}", what, pinned.error().message);
+    return {};
+}
+
 const char* copyNote(ImportPath path)
 {
     switch (path) {
@@ -145,7 +160,8 @@ const char* copyNote(ImportPath path)
     case ImportPath::HostCopy:
         break;
     }
-    return "device memory is not host memory: each frame's bytes are copied in and out";
+    return "device memory is not host memory: each frame's bytes are copied in and out, by DMA where the client's "
+           "memory could be page-locked";
 }
 
 // Once per path per process: buffers come and go with every client, and info level
@@ -205,6 +221,7 @@ ImportedBuffer::~ImportedBuffer()
     // The cl_mem reads through the mapping and the fd: it goes first, then the mapping;
     // fd_, the first member, is destroyed last.
     mem_ = cl::Buffer();
+    pinned_ = cl::Buffer();
     unmapWhole(mapping_, info_.size);
 }
 
@@ -372,6 +389,8 @@ Result<std::shared_ptr<ImportedBuffer>> importBuffer(const gpu::GpuContext& gpu,
     } else if (auto mem = host_path == ImportPath::HostPtr
                               ? createHostPtr(gpu, *mapping, info->size)
                               : createHostCopy(gpu, framecl_layout_end(&layout))) {
+        if (host_path == ImportPath::HostCopy)
+            buffer->pinned_ = pinMapping(gpu, *mapping, info->size, what);
         return chosen(host_path, std::move(*mem));
     } else {
         refused(host_path, mem.error().message);

@@ -102,6 +102,9 @@ private:
     ImportPath path_ = ImportPath::HostPtr;
     void* mapping_ = nullptr; // mmap of the whole buffer, or nullptr
     cl::Buffer mem_;
+    // host-copy: the mapping as a buffer no command uses, so that the runtime
+    // page-locks it for the copies (pinMapping in imported_buffer.cpp); may be empty.
+    cl::Buffer pinned_;
     // The device's entry points, for khr-dmabuf; nullptr otherwise.
     clEnqueueAcquireExternalMemObjectsKHR_fn acquire_ = nullptr;
     clEnqueueReleaseExternalMemObjectsKHR_fn release_ = nullptr;
