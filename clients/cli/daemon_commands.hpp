@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "daemon_client.hpp"
+#include "client-tools/daemon_client.hpp"
 
 namespace framecl::cli {
 

@@ -1,7 +1,7 @@
 #pragma once
 // Image files into the CLI: PNG, JPEG, PGM and PPM (through stb_image). Grey images
 // become R8 frames, colour images ABGR8888 (bytes R, G, B, A). Output files are
-// frame_file.hpp's.
+// client-tools/frame_file.hpp's.
 
 #include <filesystem>
 

@@ -8,13 +8,13 @@
 #include <fmt/format.h>
 
 #include "batch_progress.hpp"
+#include "client-tools/frame_file.hpp"
 #include "config/default_paths.hpp"
 #include "config/loader.hpp"
 #include "gpu/context.hpp"
-#include "frame_file.hpp"
+#include "gpu/replay.hpp"
 #include "image_files.hpp"
 #include "output_target.hpp"
-#include "gpu/replay.hpp"
 #include "pipeline/catalog.hpp"
 #include "pipeline/engine.hpp"
 #include "pipeline/in_process_pipeline.hpp"

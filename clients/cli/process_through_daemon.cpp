@@ -11,11 +11,11 @@
 
 #include "base/read_file.hpp"
 #include "batch_progress.hpp"
-#include "frame_file.hpp"
-#include "frame_options.hpp"
+#include "client-tools/frame_file.hpp"
+#include "client-tools/frame_options.hpp"
+#include "client-tools/shared_frame_buffer.hpp"
 #include "image_files.hpp"
 #include "output_target.hpp"
-#include "shared_frame_buffer.hpp"
 
 namespace framecl::cli {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "daemon_client.hpp"
+#include "client-tools/daemon_client.hpp"
 #include "process_in_process.hpp"
 
 namespace framecl::cli {

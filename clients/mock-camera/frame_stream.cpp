@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "frame_file.hpp"
-#include "shared_frame_buffer.hpp"
+#include "client-tools/frame_file.hpp"
+#include "client-tools/shared_frame_buffer.hpp"
 #include "synthetic_frame.hpp"
 
 namespace framecl::mock_camera {

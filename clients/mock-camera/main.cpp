@@ -9,8 +9,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "daemon_client.hpp"
-#include "frame_options.hpp"
+#include "client-tools/daemon_client.hpp"
+#include "client-tools/frame_options.hpp"
 #include "frame_stream.hpp"
 #include "stream_report.hpp"
 

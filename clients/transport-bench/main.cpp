@@ -21,10 +21,10 @@
 #include <nlohmann/json.hpp>
 
 #include "base/log.hpp"
-#include "buffer_mapping.hpp"
+#include "client-tools/buffer_mapping.hpp"
+#include "client-tools/daemon_client.hpp"
 #include "config/default_paths.hpp"
 #include "config/loader.hpp"
-#include "daemon_client.hpp"
 #include "framecl/client.h"
 #include "gpu/context.hpp"
 #include "memory/imported_buffer.hpp"

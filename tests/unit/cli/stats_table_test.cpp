@@ -1,6 +1,6 @@
 // `framecl stats` tables from StatsReply JSON written from docs/protocol.md.
 
-#include "stats_table.hpp"
+#include "cli/stats_table.hpp"
 
 #include <doctest/doctest.h>
 #include <string>

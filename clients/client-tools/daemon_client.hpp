@@ -1,6 +1,6 @@
 #pragma once
 // A connection to framecld through libframecl, said Goodbye to in exactly one place.
-// Shared by the framecl CLI and framecl-mock-camera.
+// Shared by the framecl CLI, framecl-mock-camera and framecl-transport-bench.
 
 #include <memory>
 #include <string>
