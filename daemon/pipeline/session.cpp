@@ -300,21 +300,21 @@ Result<std::unique_ptr<Session>> Session::open(const gpu::GpuContext& gpu,
             return std::nullopt;
         }
     };
-    uint32_t dispatch = 0;
+    std::vector<std::vector<uint32_t>> bound; // per session dispatch
     for (size_t k = 0; k < stages.size(); ++k)
         for (const StageDispatch& planned : stage_dispatches[k]) {
+            std::vector<uint32_t>& binds = bound.emplace_back();
             for (uint32_t a = 0; a < planned.dispatch.arg_count; ++a)
-                if (const auto i = intermediateOf(k, planned.dispatch.args[a])) {
-                    intermediates[*i].first = std::min(intermediates[*i].first, dispatch);
-                    intermediates[*i].last = std::max(intermediates[*i].last, dispatch);
-                }
-            ++dispatch;
+                if (const auto i = intermediateOf(k, planned.dispatch.args[a]))
+                    binds.push_back(*i);
         }
-    for (auto& buffer : intermediates) {
+    const std::vector<memory::LiveRange> ranges = memory::liveRanges(bound, intermediates.size());
+    for (size_t i = 0; i < intermediates.size(); ++i) {
+        Intermediate& buffer = intermediates[i];
         buffer.bytes = framecl_packed_layout(buffer.format.fourcc, buffer.format.width, buffer.format.height,
                                              &buffer.layout);
-        if (buffer.first > buffer.last) // bound by no dispatch
-            buffer.first = buffer.last = 0;
+        buffer.first = ranges[i].first;
+        buffer.last = ranges[i].last;
     }
 
     if (options.priority_lane) {
