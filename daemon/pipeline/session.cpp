@@ -14,6 +14,7 @@
 #include "gpu/vendor_extensions.hpp"
 #include "memory/intermediate_planner.hpp"
 #include "pipeline/recorded_sequence.hpp"
+#include "pipeline/stage_plan.hpp"
 
 namespace framecl::pipeline {
 namespace {
@@ -58,17 +59,6 @@ Result<void> checkShape(const framecl_frame_layout& layout, const FrameShape& wa
         return {};
     return fail(fmt::format("{} buffer holds {}, the session {} {}", role, describe(shape),
                             role[0] == 'i' ? "reads" : "writes", describe(wanted)));
-}
-
-// The indices that `plan`'s arguments of `kind` bind (planes or intermediates), as bits.
-uint32_t boundIndices(const framecl_plan& plan, framecl_arg_kind kind)
-{
-    uint32_t bits = 0;
-    for (uint32_t d = 0; d < plan.dispatch_count; ++d)
-        for (uint32_t a = 0; a < plan.dispatches[d].arg_count; ++a)
-            if (plan.dispatches[d].args[a].kind == kind)
-                bits |= 1u << plan.dispatches[d].args[a].index;
-    return bits;
 }
 
 // A plane of a frame as an image (plugin.h, the *_IMAGE kinds), and the kernel of
@@ -175,73 +165,15 @@ Result<std::unique_ptr<Session>> Session::open(const gpu::GpuContext& gpu,
         return fail(fmt::format("stage {} ({}): {}", k + 1, stages[k].label, what));
     };
 
-    // Formats stage by stage, then each stage's plan for its input.
-    std::vector<FrameShape> shapes{input};
-    std::vector<framecl_plan> plans;
-    if (!options.stage_choices.empty() && options.stage_choices.size() != stages.size())
-        return fail(fmt::format("{} stage choices for {} stages", options.stage_choices.size(), stages.size()));
-    const auto choiceOf = [&](size_t k) {
-        return options.stage_choices.empty() ? StageChoice{} : options.stage_choices[k];
-    };
-    std::vector<ResolvedParams> stage_params; // as configured, with the chosen variant
-    // Stage k's plan for `in`, its intermediates within limits.max_frame_pixels: asked
-    // again below where the next stage reads its output as an image, and checked again.
-    const auto planWithin = [&](size_t k, const FrameShape& in, uint32_t output_image_planes) -> Result<framecl_plan> {
-        auto plan = stages[k].plugin->plan(in, stage_params[k], output_image_planes);
-        if (!plan)
-            return stageError(k, plan.error().message);
-        for (uint32_t i = 0; i < plan->intermediate_count; ++i) {
-            const framecl_format& own = plan->intermediates[i].format;
-            if (options.max_frame_pixels && uint64_t(own.width) * own.height > options.max_frame_pixels)
-                return stageError(k, fmt::format("its intermediate {} is over limits.max_frame_pixels = {}",
-                                                 describe(own), options.max_frame_pixels));
-        }
-        return plan;
-    };
-    for (size_t k = 0; k < stages.size(); ++k) {
-        if (const std::string& variant = choiceOf(k).variant; !variant.empty()) {
-            const auto index = variantParam(stages[k].plugin->params());
-            if (!index)
-                return stageError(k, fmt::format("variant '{}' chosen, but the plugin has no variants", variant));
-            stage_params.push_back(stages[k].params.with(*index, variant));
-        } else {
-            stage_params.push_back(stages[k].params.copy());
-        }
-        const ResolvedParams* params = &stage_params.back();
-        auto out = stages[k].plugin->negotiate(shapes.back(), *params);
-        if (!out)
-            return stageError(k, out.error().message);
-        auto plan = planWithin(k, shapes.back(), 0);
-        if (!plan)
-            return tl::unexpected(plan.error());
-        if (options.max_frame_pixels && uint64_t(out->width) * out->height > options.max_frame_pixels)
-            return stageError(k, fmt::format("its output {} is over limits.max_frame_pixels = {}", describe(*out),
-                                             options.max_frame_pixels));
-        shapes.push_back(*out);
-        plans.push_back(*plan);
-        session->stage_names_.push_back(stages[k].label);
-    }
-    session->output_ = shapes.back();
-
-    // Images between stages (plugin.h, framecl_plan_request): where stage k reads its
-    // single-plane input only as an image, stage k - 1 is asked to write it as one. From
-    // the last stage back, so that each stage's plan is final (asked again or not) before
-    // what it reads is looked at: a plan asked for an image output may read its own
-    // input differently.
-    std::vector<bool> written_as_image(stages.size(), false); // stage k's output, read by k + 1
-    for (size_t k = stages.size() - 1; k >= 1; --k) {
-        const uint32_t reads = boundIndices(plans[k], FRAMECL_ARG_INPUT_IMAGE);
-        if (framecl_format_planes(shapes[k].fourcc) != 1 || !(reads & 1u) ||
-            (boundIndices(plans[k], FRAMECL_ARG_INPUT_PLANE) & 1u))
-            continue;
-        auto plan = planWithin(k - 1, shapes[k - 1], 1u);
-        if (!plan)
-            return tl::unexpected(plan.error());
-        if (boundIndices(*plan, FRAMECL_ARG_OUTPUT_IMAGE) & 1u) {
-            plans[k - 1] = *plan;
-            written_as_image[k - 1] = true;
-        }
-    }
+    auto negotiated = negotiateFormats(*pipeline, input, options.stage_choices, options.max_frame_pixels);
+    if (!negotiated)
+        return tl::unexpected(negotiated.error());
+    std::vector<StagePlan>& stage_plans = *negotiated;
+    if (auto asked = askImageOutputs(*pipeline, stage_plans, options.max_frame_pixels); !asked)
+        return tl::unexpected(asked.error());
+    for (const StageDefinition& stage : stages)
+        session->stage_names_.push_back(stage.label);
+    session->output_ = stage_plans.back().out;
 
     // Each stage's dispatches: a copy of each input plane it reads as an image that no
     // stage wrote as one (the daemon's own kernel, timed with the stage), then its plan's.
@@ -250,11 +182,12 @@ Result<std::unique_ptr<Session>> Session::open(const gpu::GpuContext& gpu,
     std::map<std::pair<size_t, uint32_t>, uint32_t> copied_planes; // (stage, plane) -> intermediate
     auto& intermediates = session->intermediates_;
     for (size_t k = 0; k + 1 < stages.size(); ++k) {
-        intermediates.push_back({shapes[k + 1]});
-        intermediates.back().image = written_as_image[k];
+        intermediates.push_back({stage_plans[k].out});
+        intermediates.back().image = stage_plans[k].out_image;
     }
     std::vector<size_t> local_base; // index of stage k's first own intermediate
-    for (const auto& plan : plans) {
+    for (const StagePlan& stage : stage_plans) {
+        const framecl_plan& plan = stage.plan;
         local_base.push_back(intermediates.size());
         const uint32_t images = boundIndices(plan, FRAMECL_ARG_INTERMEDIATE_IMAGE);
         for (uint32_t i = 0; i < plan.intermediate_count; ++i) {
@@ -263,21 +196,21 @@ Result<std::unique_ptr<Session>> Session::open(const gpu::GpuContext& gpu,
         }
     }
     for (size_t k = 0; k < stages.size(); ++k) {
-        const uint32_t reads = boundIndices(plans[k], FRAMECL_ARG_INPUT_IMAGE);
+        const uint32_t reads = boundIndices(stage_plans[k].plan, FRAMECL_ARG_INPUT_IMAGE);
         for (uint32_t p = 0; p < 32; ++p) {
-            if (!(reads >> p & 1u) || (p == 0 && k > 0 && written_as_image[k - 1]))
+            if (!(reads >> p & 1u) || (p == 0 && k > 0 && stage_plans[k - 1].out_image))
                 continue;
             if (!copy_plugin)
                 return stageError(k, "it reads its input as an image, and the built-in copy plugin that copies "
                                      "it into one is missing");
             copied_planes[{k, p}] = uint32_t(intermediates.size());
-            intermediates.push_back({shapes[k]});
+            intermediates.push_back({stage_plans[k].in});
             intermediates.back().image = true;
             intermediates.back().plane = p;
-            stage_dispatches[k].push_back({copy_plugin, copyToImage(planeImage(shapes[k], p), p), true});
+            stage_dispatches[k].push_back({copy_plugin, copyToImage(planeImage(stage_plans[k].in, p), p), true});
         }
-        for (uint32_t d = 0; d < plans[k].dispatch_count; ++d)
-            stage_dispatches[k].push_back({stages[k].plugin, plans[k].dispatches[d]});
+        for (uint32_t d = 0; d < stage_plans[k].plan.dispatch_count; ++d)
+            stage_dispatches[k].push_back({stages[k].plugin, stage_plans[k].plan.dispatches[d]});
     }
 
     // Live ranges come from the dispatches that bind them.
@@ -333,7 +266,8 @@ Result<std::unique_ptr<Session>> Session::open(const gpu::GpuContext& gpu,
                                      gpu.capabilities().onchip_global_memory_size > 0;
     session->max_device_bytes_ = options.max_device_bytes;
     std::vector<framecl_frame_layout> state_layouts;
-    for (const auto& plan : plans) {
+    for (const StagePlan& stage : stage_plans) {
+        const framecl_plan& plan = stage.plan;
         for (uint32_t c = 0; c < plan.constant_count; ++c)
             session->fixed_bytes_ += plan.constants[c].size;
         for (uint32_t i = 0; i < plan.state_count; ++i) {
@@ -353,10 +287,10 @@ Result<std::unique_ptr<Session>> Session::open(const gpu::GpuContext& gpu,
     // Kernels, with every argument that no frame changes bound now but the
     // intermediates, bound where they are placed (placeIntermediates).
     cl_int err = CL_SUCCESS;
-    for (size_t k = 0; k < plans.size(); ++k) {
+    for (size_t k = 0; k < stage_plans.size(); ++k) {
         // State lives in device memory for the session's life (plugin.h, framecl_state).
         const size_t state_base = session->states_.size();
-        for (uint32_t i = 0; i < plans[k].state_count; ++i) {
+        for (uint32_t i = 0; i < stage_plans[k].plan.state_count; ++i) {
             const framecl_frame_layout& layout = state_layouts[session->states_.size()];
             const uint64_t bytes = uint64_t(layout.planes[0].stride) * layout.height;
             session->states_.push_back({cl::Buffer(gpu.context(), CL_MEM_READ_WRITE | CL_MEM_HOST_NO_ACCESS, bytes,
@@ -367,8 +301,8 @@ Result<std::unique_ptr<Session>> Session::open(const gpu::GpuContext& gpu,
                                            fmt::format("stage {} ({}): state {}", k + 1, stages[k].label, i)));
         }
         std::vector<cl_mem> constants;
-        for (uint32_t c = 0; c < plans[k].constant_count; ++c) {
-            framecl_constant& constant = plans[k].constants[c];
+        for (uint32_t c = 0; c < stage_plans[k].plan.constant_count; ++c) {
+            framecl_constant& constant = stage_plans[k].plan.constants[c];
             session->constants_.emplace_back(gpu.context(),
                                              CL_MEM_READ_ONLY | CL_MEM_HOST_NO_ACCESS | CL_MEM_COPY_HOST_PTR,
                                              constant.size, constant.bytes, &err);
@@ -443,7 +377,7 @@ Result<std::unique_ptr<Session>> Session::open(const gpu::GpuContext& gpu,
             // for; kernels check their bounds.
             std::array<size_t, 2> local{plan.local_hint[0], plan.dims > 1 ? plan.local_hint[1] : 0};
             if (local[0] == 0)
-                local = {choiceOf(k).local[0], plan.dims > 1 ? choiceOf(k).local[1] : 0};
+                local = {stage_plans[k].choice.local[0], plan.dims > 1 ? stage_plans[k].choice.local[1] : 0};
             std::array<size_t, 2> global{plan.global[0], plan.dims > 1 ? plan.global[1] : 1};
             for (size_t axis = 0; axis < 2; ++axis)
                 if (local[axis] > 0)
