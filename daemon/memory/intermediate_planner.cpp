@@ -1,4 +1,5 @@
-// Placement of a session's intermediates (docs/architecture.md, "Memory"; guide §9.1.6): first
+// The live ranges of a session's intermediates, from the dispatches that bind them, and
+// their placement (docs/architecture.md, "Memory"; guide §9.1.6): first
 // into on-chip global memory, then into device buffers shared by intermediates whose
 // live ranges do not overlap. The planner is plain greedy, not optimal: it runs once
 // per session open, must be deterministic so that a session's plan can be reproduced
@@ -156,6 +157,20 @@ void placeInDeviceBuffers(const std::vector<IntermediateUse>& uses,
 }
 
 } // namespace
+
+std::vector<LiveRange> liveRanges(const std::vector<std::vector<uint32_t>>& bound, size_t count)
+{
+    std::vector<LiveRange> ranges(count, LiveRange{std::numeric_limits<uint32_t>::max(), 0});
+    for (uint32_t dispatch = 0; dispatch < bound.size(); ++dispatch)
+        for (uint32_t i : bound[dispatch]) {
+            ranges[i].first = std::min(ranges[i].first, dispatch);
+            ranges[i].last = std::max(ranges[i].last, dispatch);
+        }
+    for (LiveRange& range : ranges)
+        if (range.first > range.last) // bound by no dispatch
+            range = {0, 0};
+    return ranges;
+}
 
 IntermediatePlan planIntermediates(const std::vector<IntermediateUse>& uses,
                                    uint64_t onchip_capacity, uint64_t alignment)

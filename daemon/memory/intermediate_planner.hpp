@@ -3,6 +3,7 @@
 // open by their live ranges over the session's dispatches, so buffers whose ranges do
 // not overlap share memory.
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -18,6 +19,20 @@ struct IntermediateUse {
     uint32_t last;
     bool onchip_allowed = true;
 };
+
+// The dispatches an intermediate is alive during, inclusive: from the first that binds
+// it to the last (IntermediateUse's `first` and `last`).
+struct LiveRange {
+    uint32_t first = 0;
+    uint32_t last = 0;
+
+    bool operator==(const LiveRange&) const = default;
+};
+
+// The live range of each of `count` intermediates over a session's dispatches, in
+// order: `bound[d]` lists the intermediates dispatch d writes or reads (indices below
+// `count`, in any order, repeats allowed). One that no dispatch binds gets [0, 0].
+std::vector<LiveRange> liveRanges(const std::vector<std::vector<uint32_t>>& bound, size_t count);
 
 struct Placement {
     bool onchip = false;

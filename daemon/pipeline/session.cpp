@@ -14,6 +14,7 @@
 #include "gpu/vendor_extensions.hpp"
 #include "memory/intermediate_planner.hpp"
 #include "pipeline/recorded_sequence.hpp"
+#include "pipeline/stage_plan.hpp"
 
 namespace framecl::pipeline {
 namespace {
@@ -60,17 +61,6 @@ Result<void> checkShape(const framecl_frame_layout& layout, const FrameShape& wa
                             role[0] == 'i' ? "reads" : "writes", describe(wanted)));
 }
 
-// The indices that `plan`'s arguments of `kind` bind (planes or intermediates), as bits.
-uint32_t boundIndices(const framecl_plan& plan, framecl_arg_kind kind)
-{
-    uint32_t bits = 0;
-    for (uint32_t d = 0; d < plan.dispatch_count; ++d)
-        for (uint32_t a = 0; a < plan.dispatches[d].arg_count; ++a)
-            if (plan.dispatches[d].args[a].kind == kind)
-                bits |= 1u << plan.dispatches[d].args[a].index;
-    return bits;
-}
-
 // A plane of a frame as an image (plugin.h, the *_IMAGE kinds), and the kernel of
 // kernels/copy.cl that copies such a plane from a buffer into one.
 struct PlaneImage {
@@ -95,14 +85,6 @@ PlaneImage planeImage(const framecl_format& frame, uint32_t plane)
     }
 }
 
-// One session dispatch: which plugin's program holds its kernel, the dispatch, and
-// whether it is the daemon's copy of an input plane into an image.
-struct StageDispatch {
-    const Plugin* plugin;
-    framecl_dispatch dispatch;
-    bool input_copy = false;
-};
-
 // The built-in copy of input plane `plane` into the image the stage reads it from:
 // (src, src_offset, src_stride, dst image, width, height), one work item per pixel.
 framecl_dispatch copyToImage(const PlaneImage& image, uint32_t plane)
@@ -124,7 +106,196 @@ framecl_dispatch copyToImage(const PlaneImage& image, uint32_t plane)
 
 } // namespace
 
+// One session dispatch: which plugin's program holds its kernel, the dispatch, the
+// intermediate each of its arguments binds (none: the frame's buffers, or no buffer),
+// and whether it is the daemon's copy of an input plane into an image.
+struct Session::StageDispatch {
+    const Plugin* plugin;
+    framecl_dispatch dispatch;
+    std::array<std::optional<uint32_t>, FRAMECL_MAX_ARGS> intermediates{};
+    bool input_copy = false;
+};
+
+Session::Session(const gpu::GpuContext& gpu, std::shared_ptr<const PipelineDefinition> pipeline, FrameShape input,
+                 FrameShape output, const SessionOptions& options)
+    : gpu_(&gpu), pipeline_(std::move(pipeline)), input_(input), output_(output),
+      max_device_bytes_(options.max_device_bytes),
+      // Guide §9.1: on-chip contents live only for one enqueue of one recording, so only
+      // the qcom recording may use them.
+      onchip_intermediates_(options.recording == gpu::RecordingMode::Qcom && options.onchip_intermediates &&
+                            gpu.capabilities().onchip_global_memory_size > 0),
+      recording_(options.recording), kernel_budget_ns_(options.kernel_budget_ns),
+      stage_counters_(pipeline_->stages.size())
+{
+    for (const StageDefinition& stage : pipeline_->stages)
+        stage_names_.push_back(stage.label);
+}
+
 Session::~Session() = default;
+
+Result<std::unique_ptr<Session>> Session::open(const gpu::GpuContext& gpu,
+                                               std::shared_ptr<const PipelineDefinition> pipeline,
+                                               const FrameShape& input, const SessionOptions& options)
+{
+    if (pipeline->stages.empty())
+        return fail("a pipeline needs at least one stage");
+    if (input.width == 0 || input.height == 0)
+        return fail(fmt::format("frame size {}x{} is empty", input.width, input.height));
+    auto stages = negotiateFormats(*pipeline, input, options.stage_choices, options.max_frame_pixels);
+    if (!stages)
+        return tl::unexpected(stages.error());
+    if (auto asked = askImageOutputs(*pipeline, *stages, options.max_frame_pixels); !asked)
+        return tl::unexpected(asked.error());
+    std::unique_ptr<Session> session(new Session(gpu, std::move(pipeline), input, stages->back().out, options));
+    auto dispatches = session->planDispatches(*stages);
+    if (!dispatches)
+        return tl::unexpected(dispatches.error());
+    session->planLiveRanges(*dispatches);
+    if (auto assigned = session->assignLanes(options.priority_lane); !assigned)
+        return tl::unexpected(assigned.error());
+    auto state_layouts = session->sizeConstantsAndState(*stages);
+    if (!state_layouts)
+        return tl::unexpected(state_layouts.error());
+    if (auto made = session->makeImages(); !made)
+        return tl::unexpected(made.error());
+    if (auto made = session->makeKernels(*stages, *dispatches, *state_layouts); !made)
+        return tl::unexpected(made.error());
+    // The kernel-time budget: seed each prediction (calibrated with every intermediate
+    // in device memory), cut the dispatches for it, then place the intermediates for
+    // the parts the recording will be cut into.
+    auto calibrated = session->seedPredictions(options);
+    if (!calibrated)
+        return tl::unexpected(calibrated.error());
+    if (isCancelled(options.cancelled))
+        return fail(cancelled_text);
+    session->planAllTiles();
+    if (auto placed = session->placeForParts(*calibrated); !placed)
+        return tl::unexpected(placed.error());
+    if (auto recorded = session->recordAhead(options.cancelled, options.turns); !recorded)
+        return fail(fmt::format("recording the pipeline ({}): {}", gpu::recordingModeName(session->recording_),
+                                recorded.error().message));
+    // The calibration and the recording's first run wrote the state: the first frame
+    // starts from zeros.
+    session->resetState();
+    return session;
+}
+
+Result<std::vector<std::vector<Session::StageDispatch>>> Session::planDispatches(const std::vector<StagePlan>& stages)
+{
+    const auto addIntermediate = [&](const framecl_format& format, bool image, uint32_t plane) {
+        Intermediate& added = intermediates_.emplace_back(Intermediate{format});
+        added.bytes = framecl_packed_layout(format.fourcc, format.width, format.height, &added.layout);
+        added.image = image;
+        added.plane = plane;
+        return uint32_t(intermediates_.size() - 1);
+    };
+    for (size_t k = 0; k + 1 < stages.size(); ++k)
+        addIntermediate(stages[k].out, stages[k].out_image, 0);
+    std::vector<uint32_t> local_base; // index of stage k's first own intermediate
+    for (const StagePlan& stage : stages) {
+        local_base.push_back(uint32_t(intermediates_.size()));
+        const uint32_t images = boundIndices(stage.plan, FRAMECL_ARG_INTERMEDIATE_IMAGE);
+        for (uint32_t i = 0; i < stage.plan.intermediate_count; ++i)
+            addIntermediate(stage.plan.intermediates[i].format, images >> i & 1u, 0);
+    }
+
+    // Each stage's dispatches: a copy of each input plane it reads as an image that no
+    // stage wrote as one (the daemon's own kernel, timed with the stage), then its plan's.
+    const Plugin* copy_plugin = pipeline_->registry->find("copy");
+    std::vector<std::vector<StageDispatch>> dispatches(stages.size());
+    for (size_t k = 0; k < stages.size(); ++k) {
+        const bool last = k + 1 == stages.size();
+        std::map<uint32_t, uint32_t> copied_planes; // plane -> intermediate
+        // The intermediate an argument of stage k binds; none for the frame's own input
+        // and output, and for an argument that is not a buffer.
+        const auto intermediateOf = [&](const framecl_arg& arg) -> std::optional<uint32_t> {
+            switch (arg.kind) {
+            case FRAMECL_ARG_INPUT_PLANE:
+                return k == 0 ? std::nullopt : std::optional<uint32_t>(k - 1);
+            case FRAMECL_ARG_INPUT_IMAGE:
+                if (const auto copied = copied_planes.find(arg.index); copied != copied_planes.end())
+                    return copied->second;
+                return uint32_t(k - 1); // written as an image by stage k - 1
+            case FRAMECL_ARG_OUTPUT_PLANE:
+            case FRAMECL_ARG_OUTPUT_IMAGE:
+                return last ? std::nullopt : std::optional<uint32_t>(k);
+            case FRAMECL_ARG_INTERMEDIATE:
+            case FRAMECL_ARG_INTERMEDIATE_IMAGE:
+                return local_base[k] + arg.index;
+            default:
+                return std::nullopt;
+            }
+        };
+        const auto add = [&](const Plugin* plugin, const framecl_dispatch& dispatch, bool input_copy) {
+            StageDispatch& added = dispatches[k].emplace_back(StageDispatch{plugin, dispatch, {}, input_copy});
+            for (uint32_t a = 0; a < dispatch.arg_count; ++a)
+                added.intermediates[a] = intermediateOf(dispatch.args[a]);
+        };
+        const uint32_t reads = boundIndices(stages[k].plan, FRAMECL_ARG_INPUT_IMAGE);
+        for (uint32_t p = 0; p < 32; ++p) {
+            if (!(reads >> p & 1u) || (p == 0 && k > 0 && stages[k - 1].out_image))
+                continue;
+            if (!copy_plugin)
+                return fail(fmt::format("stage {} ({}): it reads its input as an image, and the built-in copy "
+                                        "plugin that copies it into one is missing",
+                                        k + 1, stage_names_[k]));
+            copied_planes[p] = addIntermediate(stages[k].in, true, p);
+            add(copy_plugin, copyToImage(planeImage(stages[k].in, p), p), true);
+        }
+        for (uint32_t d = 0; d < stages[k].plan.dispatch_count; ++d)
+            add(pipeline_->stages[k].plugin, stages[k].plan.dispatches[d], false);
+    }
+    return dispatches;
+}
+
+void Session::planLiveRanges(const std::vector<std::vector<StageDispatch>>& dispatches)
+{
+    std::vector<std::vector<uint32_t>> bound; // per session dispatch
+    for (const auto& stage : dispatches)
+        for (const StageDispatch& planned : stage) {
+            std::vector<uint32_t>& intermediates = bound.emplace_back();
+            for (uint32_t a = 0; a < planned.dispatch.arg_count; ++a)
+                if (const auto i = planned.intermediates[a])
+                    intermediates.push_back(*i);
+        }
+    const std::vector<memory::LiveRange> ranges = memory::liveRanges(bound, intermediates_.size());
+    for (size_t i = 0; i < intermediates_.size(); ++i) {
+        intermediates_[i].first = ranges[i].first;
+        intermediates_[i].last = ranges[i].last;
+    }
+}
+
+Result<void> Session::assignLanes(std::optional<uint32_t> priority_lane)
+{
+    if (priority_lane) {
+        if (*priority_lane >= gpu_->lanes())
+            return fail(fmt::format("priority lane {} of {}", *priority_lane, gpu_->lanes()));
+        lanes_ = {*priority_lane};
+        return {};
+    }
+    const uint32_t count = recording_ == gpu::RecordingMode::Off ? gpu_->defaultLanes() : 1;
+    for (uint32_t lane = 0; lane < count; ++lane)
+        lanes_.push_back(lane);
+    return {};
+}
+
+Result<std::vector<framecl_frame_layout>> Session::sizeConstantsAndState(const std::vector<StagePlan>& stages)
+{
+    std::vector<framecl_frame_layout> state_layouts;
+    for (const StagePlan& stage : stages) {
+        for (uint32_t c = 0; c < stage.plan.constant_count; ++c)
+            fixed_bytes_ += stage.plan.constants[c].size;
+        for (uint32_t i = 0; i < stage.plan.state_count; ++i) {
+            const framecl_format& format = stage.plan.states[i].format;
+            fixed_bytes_ += framecl_packed_layout(format.fourcc, format.width, format.height,
+                                                  &state_layouts.emplace_back());
+        }
+    }
+    if (max_device_bytes_ > 0 && fixed_bytes_ > max_device_bytes_)
+        return fail(fmt::format("its constants and state need {} bytes of device memory, over the {} allowed",
+                                fixed_bytes_, max_device_bytes_));
+    return state_layouts;
+}
 
 Result<void> Session::makeImages()
 {
@@ -161,330 +332,171 @@ Result<void> Session::makeImages()
     return {};
 }
 
-Result<std::unique_ptr<Session>> Session::open(const gpu::GpuContext& gpu,
-                                               std::shared_ptr<const PipelineDefinition> pipeline,
-                                               const FrameShape& input, const SessionOptions& options)
+Result<void> Session::makeKernels(const std::vector<StagePlan>& stages,
+                                  const std::vector<std::vector<StageDispatch>>& dispatches,
+                                  const std::vector<framecl_frame_layout>& state_layouts)
 {
-    const auto& stages = pipeline->stages;
-    if (stages.empty())
-        return fail("a pipeline needs at least one stage");
-    if (input.width == 0 || input.height == 0)
-        return fail(fmt::format("frame size {}x{} is empty", input.width, input.height));
-    std::unique_ptr<Session> session(new Session(gpu, pipeline, input));
-    const auto stageError = [&](size_t k, const std::string& what) {
-        return fail(fmt::format("stage {} ({}): {}", k + 1, stages[k].label, what));
-    };
-
-    // Formats stage by stage, then each stage's plan for its input.
-    std::vector<FrameShape> shapes{input};
-    std::vector<framecl_plan> plans;
-    if (!options.stage_choices.empty() && options.stage_choices.size() != stages.size())
-        return fail(fmt::format("{} stage choices for {} stages", options.stage_choices.size(), stages.size()));
-    const auto choiceOf = [&](size_t k) {
-        return options.stage_choices.empty() ? StageChoice{} : options.stage_choices[k];
-    };
-    std::vector<ResolvedParams> stage_params; // as configured, with the chosen variant
-    // Stage k's plan for `in`, its intermediates within limits.max_frame_pixels: asked
-    // again below where the next stage reads its output as an image, and checked again.
-    const auto planWithin = [&](size_t k, const FrameShape& in, uint32_t output_image_planes) -> Result<framecl_plan> {
-        auto plan = stages[k].plugin->plan(in, stage_params[k], output_image_planes);
-        if (!plan)
-            return stageError(k, plan.error().message);
-        for (uint32_t i = 0; i < plan->intermediate_count; ++i) {
-            const framecl_format& own = plan->intermediates[i].format;
-            if (options.max_frame_pixels && uint64_t(own.width) * own.height > options.max_frame_pixels)
-                return stageError(k, fmt::format("its intermediate {} is over limits.max_frame_pixels = {}",
-                                                 describe(own), options.max_frame_pixels));
-        }
-        return plan;
-    };
     for (size_t k = 0; k < stages.size(); ++k) {
-        if (const std::string& variant = choiceOf(k).variant; !variant.empty()) {
-            const auto index = variantParam(stages[k].plugin->params());
-            if (!index)
-                return stageError(k, fmt::format("variant '{}' chosen, but the plugin has no variants", variant));
-            stage_params.push_back(stages[k].params.with(*index, variant));
-        } else {
-            stage_params.push_back(stages[k].params.copy());
-        }
-        const ResolvedParams* params = &stage_params.back();
-        auto out = stages[k].plugin->negotiate(shapes.back(), *params);
-        if (!out)
-            return stageError(k, out.error().message);
-        auto plan = planWithin(k, shapes.back(), 0);
-        if (!plan)
-            return tl::unexpected(plan.error());
-        if (options.max_frame_pixels && uint64_t(out->width) * out->height > options.max_frame_pixels)
-            return stageError(k, fmt::format("its output {} is over limits.max_frame_pixels = {}", describe(*out),
-                                             options.max_frame_pixels));
-        shapes.push_back(*out);
-        plans.push_back(*plan);
-        session->stage_names_.push_back(stages[k].label);
+        const size_t state_base = states_.size();
+        const size_t constant_base = constants_.size();
+        if (auto made = makeStates(k, stages[k].plan, state_layouts); !made)
+            return made;
+        if (auto made = makeConstants(k, stages[k].plan); !made)
+            return made;
+        for (const StageDispatch& planned : dispatches[k])
+            if (auto added = addDispatch(k, planned, stages[k].choice, state_base, constant_base); !added)
+                return added;
     }
-    session->output_ = shapes.back();
+    return {};
+}
 
-    // Images between stages (plugin.h, framecl_plan_request): where stage k reads its
-    // single-plane input only as an image, stage k - 1 is asked to write it as one. From
-    // the last stage back, so that each stage's plan is final (asked again or not) before
-    // what it reads is looked at: a plan asked for an image output may read its own
-    // input differently.
-    std::vector<bool> written_as_image(stages.size(), false); // stage k's output, read by k + 1
-    for (size_t k = stages.size() - 1; k >= 1; --k) {
-        const uint32_t reads = boundIndices(plans[k], FRAMECL_ARG_INPUT_IMAGE);
-        if (framecl_format_planes(shapes[k].fourcc) != 1 || !(reads & 1u) ||
-            (boundIndices(plans[k], FRAMECL_ARG_INPUT_PLANE) & 1u))
-            continue;
-        auto plan = planWithin(k - 1, shapes[k - 1], 1u);
-        if (!plan)
-            return tl::unexpected(plan.error());
-        if (boundIndices(*plan, FRAMECL_ARG_OUTPUT_IMAGE) & 1u) {
-            plans[k - 1] = *plan;
-            written_as_image[k - 1] = true;
-        }
+Result<void> Session::makeStates(size_t k, const framecl_plan& plan,
+                                 const std::vector<framecl_frame_layout>& state_layouts)
+{
+    // State lives in device memory for the session's life (plugin.h, framecl_state).
+    cl_int err = CL_SUCCESS;
+    for (uint32_t i = 0; i < plan.state_count; ++i) {
+        const framecl_frame_layout& layout = state_layouts[states_.size()];
+        const uint64_t bytes = uint64_t(layout.planes[0].stride) * layout.height;
+        states_.push_back(
+            {cl::Buffer(gpu_->context(), CL_MEM_READ_WRITE | CL_MEM_HOST_NO_ACCESS, bytes, nullptr, &err), layout,
+             bytes});
+        if (err != CL_SUCCESS)
+            return fail(gpu::clFailure("clCreateBuffer", err,
+                                       fmt::format("stage {} ({}): state {}", k + 1, stage_names_[k], i)));
     }
+    return {};
+}
 
-    // Each stage's dispatches: a copy of each input plane it reads as an image that no
-    // stage wrote as one (the daemon's own kernel, timed with the stage), then its plan's.
-    const Plugin* copy_plugin = pipeline->registry->find("copy");
-    std::vector<std::vector<StageDispatch>> stage_dispatches(stages.size());
-    std::map<std::pair<size_t, uint32_t>, uint32_t> copied_planes; // (stage, plane) -> intermediate
-    auto& intermediates = session->intermediates_;
-    for (size_t k = 0; k + 1 < stages.size(); ++k) {
-        intermediates.push_back({shapes[k + 1]});
-        intermediates.back().image = written_as_image[k];
+Result<void> Session::makeConstants(size_t k, const framecl_plan& plan)
+{
+    cl_int err = CL_SUCCESS;
+    for (uint32_t c = 0; c < plan.constant_count; ++c) {
+        const framecl_constant& constant = plan.constants[c];
+        // CL_MEM_COPY_HOST_PTR only reads the bytes, which cl::Buffer takes as void*.
+        constants_.emplace_back(gpu_->context(), CL_MEM_READ_ONLY | CL_MEM_HOST_NO_ACCESS | CL_MEM_COPY_HOST_PTR,
+                                constant.size, const_cast<uint8_t*>(constant.bytes), &err);
+        if (err != CL_SUCCESS)
+            return fail(gpu::clFailure("clCreateBuffer", err,
+                                       fmt::format("stage {} ({}): constant {}", k + 1, stage_names_[k], c)));
     }
-    std::vector<size_t> local_base; // index of stage k's first own intermediate
-    for (const auto& plan : plans) {
-        local_base.push_back(intermediates.size());
-        const uint32_t images = boundIndices(plan, FRAMECL_ARG_INTERMEDIATE_IMAGE);
-        for (uint32_t i = 0; i < plan.intermediate_count; ++i) {
-            intermediates.push_back({plan.intermediates[i].format});
-            intermediates.back().image = images >> i & 1u;
-        }
-    }
-    for (size_t k = 0; k < stages.size(); ++k) {
-        const uint32_t reads = boundIndices(plans[k], FRAMECL_ARG_INPUT_IMAGE);
-        for (uint32_t p = 0; p < 32; ++p) {
-            if (!(reads >> p & 1u) || (p == 0 && k > 0 && written_as_image[k - 1]))
-                continue;
-            if (!copy_plugin)
-                return stageError(k, "it reads its input as an image, and the built-in copy plugin that copies "
-                                     "it into one is missing");
-            copied_planes[{k, p}] = uint32_t(intermediates.size());
-            intermediates.push_back({shapes[k]});
-            intermediates.back().image = true;
-            intermediates.back().plane = p;
-            stage_dispatches[k].push_back({copy_plugin, copyToImage(planeImage(shapes[k], p), p), true});
-        }
-        for (uint32_t d = 0; d < plans[k].dispatch_count; ++d)
-            stage_dispatches[k].push_back({stages[k].plugin, plans[k].dispatches[d]});
-    }
+    return {};
+}
 
-    // Live ranges come from the dispatches that bind them.
-    const auto intermediateOf = [&](size_t k, const framecl_arg& arg) -> std::optional<uint32_t> {
-        const bool last = k + 1 == stages.size();
+Result<void> Session::addDispatch(size_t k, const StageDispatch& planned, const StageChoice& choice,
+                                  size_t state_base, size_t constant_base)
+{
+    const framecl_dispatch& plan = planned.dispatch;
+    const uint32_t index = uint32_t(dispatches_.size());
+    const std::string name = fmt::format("stage {} ({}): {}", k + 1, stage_names_[k], plan.kernel);
+    cl_program program = pipeline_->programs->program(*planned.plugin, plan.kernel_file);
+    if (!program)
+        return fail(fmt::format("{}: the plugin's kernels did not build", name));
+    cl_int err = CL_SUCCESS;
+    cl::Kernel kernel(clCreateKernel(program, plan.kernel, &err));
+    if (err != CL_SUCCESS)
+        return fail(gpu::clFailure("clCreateKernel", err, name));
+    auto local_args = bindArguments(kernel, name, index, planned, state_base, constant_base);
+    if (!local_args)
+        return tl::unexpected(local_args.error());
+    // plugin.h: the global size is rounded up to the local size the plugin asks
+    // for; kernels check their bounds.
+    std::array<size_t, 2> local{plan.local_hint[0], plan.dims > 1 ? plan.local_hint[1] : 0};
+    if (local[0] == 0)
+        local = {choice.local[0], plan.dims > 1 ? choice.local[1] : 0};
+    std::array<size_t, 2> global{plan.global[0], plan.dims > 1 ? plan.global[1] : 1};
+    for (size_t axis = 0; axis < 2; ++axis)
+        if (local[axis] > 0)
+            global[axis] = (global[axis] + local[axis] - 1) / local[axis] * local[axis];
+    gpu::ReplayDispatch whole{name, std::move(kernel), plan.dims, global, local, {}, false, std::move(*local_args)};
+    const DispatchShape shape{plan.dims, global, local, plan.tileable_axes};
+    dispatches_.push_back({std::move(whole), shape, uint32_t(k), plan.kernel, {}, {}, planned.input_copy});
+    return {};
+}
+
+Result<std::vector<std::pair<cl_uint, size_t>>> Session::bindArguments(const cl::Kernel& kernel,
+                                                                       const std::string& name, uint32_t index,
+                                                                       const StageDispatch& planned,
+                                                                       size_t state_base, size_t constant_base)
+{
+    cl_uint arg_index = 0;
+    std::vector<std::pair<cl_uint, size_t>> local_args;
+    for (uint32_t a = 0; a < planned.dispatch.arg_count; ++a) {
+        const framecl_arg& arg = planned.dispatch.args[a];
+        const std::optional<uint32_t> intermediate = planned.intermediates[a];
+        Result<void> bound;
         switch (arg.kind) {
         case FRAMECL_ARG_INPUT_PLANE:
-            return k == 0 ? std::nullopt : std::optional<uint32_t>(k - 1);
-        case FRAMECL_ARG_INPUT_IMAGE:
-            if (const auto copied = copied_planes.find({k, arg.index}); copied != copied_planes.end())
-                return copied->second;
-            return uint32_t(k - 1); // written as an image by stage k - 1
         case FRAMECL_ARG_OUTPUT_PLANE:
-        case FRAMECL_ARG_OUTPUT_IMAGE:
-            return last ? std::nullopt : std::optional<uint32_t>(k);
         case FRAMECL_ARG_INTERMEDIATE:
-        case FRAMECL_ARG_INTERMEDIATE_IMAGE:
-            return uint32_t(local_base[k] + arg.index);
-        default:
-            return std::nullopt;
-        }
-    };
-    uint32_t dispatch = 0;
-    for (size_t k = 0; k < stages.size(); ++k)
-        for (const StageDispatch& planned : stage_dispatches[k]) {
-            for (uint32_t a = 0; a < planned.dispatch.arg_count; ++a)
-                if (const auto i = intermediateOf(k, planned.dispatch.args[a])) {
-                    intermediates[*i].first = std::min(intermediates[*i].first, dispatch);
-                    intermediates[*i].last = std::max(intermediates[*i].last, dispatch);
-                }
-            ++dispatch;
-        }
-    for (auto& buffer : intermediates) {
-        buffer.bytes = framecl_packed_layout(buffer.format.fourcc, buffer.format.width, buffer.format.height,
-                                             &buffer.layout);
-        if (buffer.first > buffer.last) // bound by no dispatch
-            buffer.first = buffer.last = 0;
-    }
-
-    if (options.priority_lane) {
-        if (*options.priority_lane >= gpu.lanes())
-            return fail(fmt::format("priority lane {} of {}", *options.priority_lane, gpu.lanes()));
-        session->lanes_ = {*options.priority_lane};
-    } else {
-        const uint32_t count = options.recording == gpu::RecordingMode::Off ? gpu.defaultLanes() : 1;
-        for (uint32_t lane = 0; lane < count; ++lane)
-            session->lanes_.push_back(lane);
-    }
-    // Guide §9.1: on-chip contents live only for one enqueue of one recording, so only
-    // the qcom recording may use them.
-    session->recording_ = options.recording;
-    session->onchip_intermediates_ = options.recording == gpu::RecordingMode::Qcom && options.onchip_intermediates &&
-                                     gpu.capabilities().onchip_global_memory_size > 0;
-    session->max_device_bytes_ = options.max_device_bytes;
-    std::vector<framecl_frame_layout> state_layouts;
-    for (const auto& plan : plans) {
-        for (uint32_t c = 0; c < plan.constant_count; ++c)
-            session->fixed_bytes_ += plan.constants[c].size;
-        for (uint32_t i = 0; i < plan.state_count; ++i) {
-            const framecl_format& format = plan.states[i].format;
-            state_layouts.emplace_back();
-            session->fixed_bytes_ += framecl_packed_layout(format.fourcc, format.width, format.height,
-                                                           &state_layouts.back());
-        }
-    }
-    if (options.max_device_bytes > 0 && session->fixed_bytes_ > options.max_device_bytes)
-        return fail(fmt::format("its constants and state need {} bytes of device memory, over the {} allowed",
-                                session->fixed_bytes_, options.max_device_bytes));
-
-    if (auto made = session->makeImages(); !made)
-        return tl::unexpected(made.error());
-
-    // Kernels, with every argument that no frame changes bound now but the
-    // intermediates, bound where they are placed (placeIntermediates).
-    cl_int err = CL_SUCCESS;
-    for (size_t k = 0; k < plans.size(); ++k) {
-        // State lives in device memory for the session's life (plugin.h, framecl_state).
-        const size_t state_base = session->states_.size();
-        for (uint32_t i = 0; i < plans[k].state_count; ++i) {
-            const framecl_frame_layout& layout = state_layouts[session->states_.size()];
-            const uint64_t bytes = uint64_t(layout.planes[0].stride) * layout.height;
-            session->states_.push_back({cl::Buffer(gpu.context(), CL_MEM_READ_WRITE | CL_MEM_HOST_NO_ACCESS, bytes,
-                                                   nullptr, &err),
-                                        layout, bytes});
-            if (err != CL_SUCCESS)
-                return fail(gpu::clFailure("clCreateBuffer", err,
-                                           fmt::format("stage {} ({}): state {}", k + 1, stages[k].label, i)));
-        }
-        std::vector<cl_mem> constants;
-        for (uint32_t c = 0; c < plans[k].constant_count; ++c) {
-            framecl_constant& constant = plans[k].constants[c];
-            session->constants_.emplace_back(gpu.context(),
-                                             CL_MEM_READ_ONLY | CL_MEM_HOST_NO_ACCESS | CL_MEM_COPY_HOST_PTR,
-                                             constant.size, constant.bytes, &err);
-            if (err != CL_SUCCESS)
-                return fail(gpu::clFailure("clCreateBuffer", err,
-                                           fmt::format("stage {} ({}): constant {}", k + 1, stages[k].label, c)));
-            constants.push_back(session->constants_.back()());
-        }
-        for (const StageDispatch& planned : stage_dispatches[k]) {
-            const framecl_dispatch& plan = planned.dispatch;
-            const uint32_t index = uint32_t(session->dispatches_.size());
-            const std::string name = fmt::format("stage {} ({}): {}", k + 1, stages[k].label, plan.kernel);
-            cl_program program = pipeline->programs->program(*planned.plugin, plan.kernel_file);
-            if (!program)
-                return fail(fmt::format("{}: the plugin's kernels did not build", name));
-            cl::Kernel kernel(clCreateKernel(program, plan.kernel, &err));
-            if (err != CL_SUCCESS)
-                return fail(gpu::clFailure("clCreateKernel", err, name));
-
-            cl_uint arg_index = 0;
-            std::vector<std::pair<cl_uint, size_t>> local_args;
-            for (uint32_t a = 0; a < plan.arg_count; ++a) {
-                const framecl_arg& arg = plan.args[a];
-                Result<void> bound;
-                switch (arg.kind) {
-                case FRAMECL_ARG_INPUT_PLANE:
-                case FRAMECL_ARG_OUTPUT_PLANE:
-                case FRAMECL_ARG_INTERMEDIATE:
-                    if (const auto i = intermediateOf(k, arg)) {
-                        const uint32_t plane = arg.kind == FRAMECL_ARG_INTERMEDIATE ? 0 : arg.index;
-                        session->intermediate_args_.push_back({index, arg_index, *i, plane});
-                    } else {
-                        session->frame_args_.push_back(
-                            {index, arg_index, arg.kind == FRAMECL_ARG_OUTPUT_PLANE, arg.index});
-                    }
-                    arg_index += 3;
-                    break;
-                case FRAMECL_ARG_INPUT_IMAGE:
-                case FRAMECL_ARG_OUTPUT_IMAGE:
-                case FRAMECL_ARG_INTERMEDIATE_IMAGE: {
-                    const cl_mem image = session->images_.at(*intermediateOf(k, arg))();
-                    bound = setArg(kernel, name, arg_index++, sizeof image, &image);
-                    break;
-                }
-                case FRAMECL_ARG_UINT:
-                    bound = setArg(kernel, name, arg_index++, sizeof arg.uint_value, &arg.uint_value);
-                    break;
-                case FRAMECL_ARG_INT:
-                    bound = setArg(kernel, name, arg_index++, sizeof arg.int_value, &arg.int_value);
-                    break;
-                case FRAMECL_ARG_FLOAT:
-                    bound = setArg(kernel, name, arg_index++, sizeof arg.float_value, &arg.float_value);
-                    break;
-                case FRAMECL_ARG_LOCAL:
-                    local_args.emplace_back(arg_index, arg.local_bytes);
-                    bound = setArg(kernel, name, arg_index++, arg.local_bytes, nullptr);
-                    break;
-                case FRAMECL_ARG_CONSTANT:
-                    bound = setArg(kernel, name, arg_index++, sizeof(cl_mem), &constants[arg.index]);
-                    break;
-                case FRAMECL_ARG_STATE: {
-                    const State& state = session->states_[state_base + arg.index];
-                    bound = setPlaneArgs(kernel, name, arg_index, state.buffer(), state.layout.planes[0]);
-                    arg_index += 3;
-                    break;
-                }
-                }
-                if (!bound)
-                    return tl::unexpected(bound.error());
+            if (intermediate) {
+                const uint32_t plane = arg.kind == FRAMECL_ARG_INTERMEDIATE ? 0 : arg.index;
+                intermediate_args_.push_back({index, arg_index, *intermediate, plane});
+            } else {
+                frame_args_.push_back({index, arg_index, arg.kind == FRAMECL_ARG_OUTPUT_PLANE, arg.index});
             }
-            // plugin.h: the global size is rounded up to the local size the plugin asks
-            // for; kernels check their bounds.
-            std::array<size_t, 2> local{plan.local_hint[0], plan.dims > 1 ? plan.local_hint[1] : 0};
-            if (local[0] == 0)
-                local = {choiceOf(k).local[0], plan.dims > 1 ? choiceOf(k).local[1] : 0};
-            std::array<size_t, 2> global{plan.global[0], plan.dims > 1 ? plan.global[1] : 1};
-            for (size_t axis = 0; axis < 2; ++axis)
-                if (local[axis] > 0)
-                    global[axis] = (global[axis] + local[axis] - 1) / local[axis] * local[axis];
-            gpu::ReplayDispatch whole{name, std::move(kernel), plan.dims, global, local, {}, false, std::move(local_args)};
-            const DispatchShape shape{plan.dims, global, local, plan.tileable_axes};
-            session->dispatches_.push_back(
-                {std::move(whole), shape, uint32_t(k), plan.kernel, {}, {}, planned.input_copy});
+            arg_index += 3;
+            break;
+        case FRAMECL_ARG_INPUT_IMAGE:
+        case FRAMECL_ARG_OUTPUT_IMAGE:
+        case FRAMECL_ARG_INTERMEDIATE_IMAGE: {
+            const cl_mem image = images_.at(*intermediate)();
+            bound = setArg(kernel, name, arg_index++, sizeof image, &image);
+            break;
         }
+        case FRAMECL_ARG_UINT:
+            bound = setArg(kernel, name, arg_index++, sizeof arg.uint_value, &arg.uint_value);
+            break;
+        case FRAMECL_ARG_INT:
+            bound = setArg(kernel, name, arg_index++, sizeof arg.int_value, &arg.int_value);
+            break;
+        case FRAMECL_ARG_FLOAT:
+            bound = setArg(kernel, name, arg_index++, sizeof arg.float_value, &arg.float_value);
+            break;
+        case FRAMECL_ARG_LOCAL:
+            local_args.emplace_back(arg_index, arg.local_bytes);
+            bound = setArg(kernel, name, arg_index++, arg.local_bytes, nullptr);
+            break;
+        case FRAMECL_ARG_CONSTANT: {
+            const cl_mem constant = constants_[constant_base + arg.index]();
+            bound = setArg(kernel, name, arg_index++, sizeof constant, &constant);
+            break;
+        }
+        case FRAMECL_ARG_STATE: {
+            const State& state = states_[state_base + arg.index];
+            bound = setPlaneArgs(kernel, name, arg_index, state.buffer(), state.layout.planes[0]);
+            arg_index += 3;
+            break;
+        }
+        }
+        if (!bound)
+            return tl::unexpected(bound.error());
     }
+    return local_args;
+}
 
-    // The kernel-time budget: seed each prediction (calibrated with every intermediate
-    // in device memory), cut the dispatches for it, then place the intermediates for
-    // the parts the recording will be cut into.
-    session->kernel_budget_ns_ = options.kernel_budget_ns;
-    session->stage_counters_.resize(stages.size());
-    const std::vector<bool> none(intermediates.size(), false);
-    std::optional<std::vector<bool>> placed;
+Result<bool> Session::seedPredictions(const SessionOptions& options)
+{
     if (options.assumed_ns_per_item) {
-        for (PlannedDispatch& planned : session->dispatches_)
+        for (PlannedDispatch& planned : dispatches_)
             planned.cost.ns_per_item = *options.assumed_ns_per_item;
-    } else if (options.kernel_budget_ns > 0) {
-        if (auto done = session->placeIntermediates(none); !done)
-            return tl::unexpected(done.error());
-        placed = none;
-        if (auto calibrated = session->calibrate(options.cancelled, options.turns); !calibrated)
-            return fail(fmt::format("calibrating for gpu.kernel_budget_ms: {}", calibrated.error().message));
+        return false;
     }
-    if (isCancelled(options.cancelled))
-        return fail(cancelled_text);
-    session->planAllTiles();
-    if (const auto wanted = session->planOnchipRuns(); wanted != placed)
-        if (auto done = session->placeIntermediates(wanted); !done)
-            return tl::unexpected(done.error());
-    if (auto recorded = session->recordAhead(options.cancelled, options.turns); !recorded)
-        return fail(fmt::format("recording the pipeline ({}): {}", gpu::recordingModeName(session->recording_),
-                                recorded.error().message));
-    // The calibration and the recording's first run wrote the state: the first frame
-    // starts from zeros.
-    session->resetState();
-    return session;
+    if (kernel_budget_ns_ == 0)
+        return false;
+    if (auto done = placeIntermediates(std::vector<bool>(intermediates_.size(), false)); !done)
+        return tl::unexpected(done.error());
+    if (auto calibrated = calibrate(options.cancelled, options.turns); !calibrated)
+        return fail(fmt::format("calibrating for gpu.kernel_budget_ms: {}", calibrated.error().message));
+    return true;
+}
+
+Result<void> Session::placeForParts(bool calibrated)
+{
+    const std::vector<bool> wanted = planOnchipRuns();
+    if (calibrated && std::find(wanted.begin(), wanted.end(), true) == wanted.end())
+        return {};
+    return placeIntermediates(wanted);
 }
 
 Result<void> Session::placeIntermediates(const std::vector<bool>& onchip_allowed)

@@ -53,6 +53,8 @@ struct FrameBuffer {
 // pipeline/recorded_sequence.hpp.
 struct RecordedSequence;
 struct RecordedTile;
+// What one stage agreed to for the session's input; defined in pipeline/stage_plan.hpp.
+struct StagePlan;
 
 // The work of one frame in flight, enqueued part by part (Session::enqueuePart): one
 // event per dispatch and tile (recording off), or one per part of the recording. It
@@ -300,7 +302,7 @@ private:
         framecl_format format;
         framecl_frame_layout layout{};
         uint64_t bytes = 0;
-        uint32_t first = UINT32_MAX;
+        uint32_t first = 0;
         uint32_t last = 0;
         bool onchip = false;
         bool image = false;
@@ -330,19 +332,68 @@ private:
         bool estimated = false;
     };
 
-    Session(const gpu::GpuContext& gpu, std::shared_ptr<const PipelineDefinition> pipeline, FrameShape input)
-        : gpu_(&gpu), pipeline_(std::move(pipeline)), input_(input)
-    {
-    }
-    // The frame's arguments for the recorded dispatches [first, end), numbered from
-    // `first`: `first_tile[d]` up to `first_tile[d + 1]` are the recorded dispatches of
-    // session dispatch d. By default every recorded dispatch.
-    std::vector<gpu::ArgUpdate> frameUpdates(const FrameBuffer& in, const FrameBuffer& out,
-                                             const std::vector<uint32_t>& first_tile, uint32_t first = 0,
-                                             uint32_t end = UINT32_MAX) const;
+    // One session dispatch as planned, before its kernel is made (session.cpp).
+    struct StageDispatch;
+
+    // Keeps what the session needs of `options`; the steps of open() make the rest.
+    Session(const gpu::GpuContext& gpu, std::shared_ptr<const PipelineDefinition> pipeline, FrameShape input,
+            FrameShape output, const SessionOptions& options);
+
+    // The steps of open(), in order.
+    // Lists the intermediates (each stage's output read by the next, the plans' own, and
+    // the images input planes are copied into) and each stage's dispatches, each
+    // argument with the intermediate it binds.
+    Result<std::vector<std::vector<StageDispatch>>> planDispatches(const std::vector<StagePlan>& stages);
+    // Sets each intermediate's live range from the dispatches that bind it.
+    void planLiveRanges(const std::vector<std::vector<StageDispatch>>& dispatches);
+    // lanes(), for the client's priority lane, if any.
+    Result<void> assignLanes(std::optional<uint32_t> priority_lane);
+    // Counts the plans' constants and state in fixed_bytes_ and checks max_device_bytes;
+    // returns each state's packed layout, in stage order.
+    Result<std::vector<framecl_frame_layout>> sizeConstantsAndState(const std::vector<StagePlan>& stages);
     // Creates the intermediates that are images, once: they are never shared or placed
     // on-chip. Checks max_device_bytes first, with the constants.
     Result<void> makeImages();
+    // Creates each stage's state and constants, then the kernels of its dispatches, with
+    // every argument that no frame changes bound but the intermediates, bound where they
+    // are placed (placeIntermediates).
+    Result<void> makeKernels(const std::vector<StagePlan>& stages,
+                             const std::vector<std::vector<StageDispatch>>& dispatches,
+                             const std::vector<framecl_frame_layout>& state_layouts);
+    // Seeds every dispatch's prediction: SessionOptions::assumed_ns_per_item where set;
+    // else, under a budget, by calibrate() with every intermediate placed in device
+    // memory; else none, until frames measure it. Returns whether it calibrated, and so
+    // placed them.
+    Result<bool> seedPredictions(const SessionOptions& options);
+    // Cuts each dispatch into tiles for its prediction under the budget.
+    void planAllTiles();
+    // Places the intermediates for the parts the recording will be cut into
+    // (planOnchipRuns), unless the calibration's placement, all in device memory, is
+    // that already.
+    Result<void> placeForParts(bool calibrated);
+    // Records the sequence on stand-ins for the client's buffers and runs it once, so
+    // that the first frame finds it recorded and the driver's work for it done.
+    Result<void> recordAhead(const std::atomic<bool>* cancelled, GpuTurns* turns);
+
+    // What the steps use.
+    // Creates stage k's state buffers, from state_layouts[states_.size()] on.
+    Result<void> makeStates(size_t k, const framecl_plan& plan,
+                            const std::vector<framecl_frame_layout>& state_layouts);
+    // Creates stage k's constants, each filled from its plan.
+    Result<void> makeConstants(size_t k, const framecl_plan& plan);
+    // Creates the kernel of one of stage k's dispatches, binds its arguments and adds it
+    // to dispatches_, whole. The stage's states and constants start at `state_base` and
+    // `constant_base`.
+    Result<void> addDispatch(size_t k, const StageDispatch& planned, const StageChoice& choice, size_t state_base,
+                             size_t constant_base);
+    // Binds the arguments of session dispatch `index` that no frame changes, and notes
+    // those the frame's buffers and the intermediates fill; returns its local-memory
+    // arguments (index, bytes).
+    Result<std::vector<std::pair<cl_uint, size_t>>> bindArguments(const cl::Kernel& kernel, const std::string& name,
+                                                                  uint32_t index, const StageDispatch& planned,
+                                                                  size_t state_base, size_t constant_base);
+    // Seeds every prediction by calibrateCost on scratch frames (session_budget.cpp).
+    Result<void> calibrate(const std::atomic<bool>* cancelled, GpuTurns* turns);
     // Allocates the buffer intermediates where `placement` puts them, in place of any
     // allocated before, and binds them to the kernels; checks max_device_bytes first.
     Result<void> placeIntermediates(const std::vector<bool>& onchip_allowed);
@@ -353,21 +404,21 @@ private:
     // that is not cut; all where nothing is cut; none without on-chip memory
     // (docs/architecture.md, "Scheduling").
     std::vector<bool> planOnchipRuns();
+
+    // The frame's arguments for the recorded dispatches [first, end), numbered from
+    // `first`: `first_tile[d]` up to `first_tile[d + 1]` are the recorded dispatches of
+    // session dispatch d. By default every recorded dispatch.
+    std::vector<gpu::ArgUpdate> frameUpdates(const FrameBuffer& in, const FrameBuffer& out,
+                                             const std::vector<uint32_t>& first_tile, uint32_t first = 0,
+                                             uint32_t end = UINT32_MAX) const;
     // How a part may end after recorded tile `before` and the next begin with `after`.
     Cut cutBetween(const RecordedTile& before, const RecordedTile& after) const;
-    // Seeds every prediction by calibrateCost on scratch frames (session_budget.cpp).
-    Result<void> calibrate(const std::atomic<bool>* cancelled, GpuTurns* turns);
-    // Cuts each dispatch into tiles for its prediction under the budget.
-    void planAllTiles();
     // The most dispatches one recording holds: CL_DEVICE_RECORDABLE_QUEUE_MAX_SIZE under
     // the qcom recording; 0 (no limit) otherwise.
     uint32_t recordingCapacity() const;
     // Records the current tiles for the recording mode, in parts, with `in` and `out`
     // bound.
     Result<std::shared_ptr<RecordedSequence>> record(const FrameBuffer& in, const FrameBuffer& out) const;
-    // Records the sequence on stand-ins for the client's buffers and runs it once, so
-    // that the first frame finds it recorded and the driver's work for it done.
-    Result<void> recordAhead(const std::atomic<bool>* cancelled, GpuTurns* turns);
     uint64_t predictedNs(const RecordedSequence& sequence, size_t part) const;
     // Counts one dispatch or tile of `stage` that took `ns` in budgetStats().
     void countDispatch(uint32_t stage, uint64_t ns, bool estimated);

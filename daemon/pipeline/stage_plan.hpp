@@ -1,0 +1,45 @@
+#pragma once
+// What each stage of a pipeline agrees to for one input, the first steps of
+// Session::open: the formats negotiated stage by stage, each stage's plan for its input,
+// and the outputs written as images for the stage after (plugin.h,
+// framecl_plan_request). Only the plugins are asked: no OpenCL call.
+
+#include <cstdint>
+#include <vector>
+
+#include "base/result.hpp"
+#include "framecl/plugin.h"
+#include "pipeline/pipeline_definition.hpp"
+#include "pipeline/session.hpp"
+
+namespace framecl::pipeline {
+
+// One stage as a session runs it.
+struct StagePlan {
+    ResolvedParams params; // as configured, with the chosen variant
+    StageChoice choice;    // SessionOptions::stage_choices' for the stage, else the default
+    FrameShape in{};
+    FrameShape out{};
+    framecl_plan plan{}; // for `in`
+    // The plan writes its output as an image, for the next stage, which reads it only so.
+    bool out_image = false;
+};
+
+// Each stage's output format and plan for `input`, stage by stage, with the variant
+// `choices` names (none, or one per stage), or the first stage's error as
+// "stage K (label): ...". Every output and plan intermediate stays within
+// `max_frame_pixels` (0: no limit).
+Result<std::vector<StagePlan>> negotiateFormats(const PipelineDefinition& pipeline, const FrameShape& input,
+                                                const std::vector<StageChoice>& choices, uint64_t max_frame_pixels);
+
+// Where stage k reads its single-plane input only as an image, asks stage k - 1 for its
+// plan again, to write it as one, and takes that plan where it does. From the last stage
+// back, so that each stage's plan is final (asked again or not) before what it reads is
+// looked at: a plan asked for an image output may read its own input differently.
+Result<void> askImageOutputs(const PipelineDefinition& pipeline, std::vector<StagePlan>& stages,
+                             uint64_t max_frame_pixels);
+
+// The indices that `plan`'s arguments of `kind` bind (planes or intermediates), as bits.
+uint32_t boundIndices(const framecl_plan& plan, framecl_arg_kind kind);
+
+} // namespace framecl::pipeline
