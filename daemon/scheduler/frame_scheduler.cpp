@@ -98,8 +98,8 @@ void FrameScheduler::removeClient(uint64_t client_id)
     std::erase_if(orders_, [&](const auto& order) { return order.first.first == client_id; });
     // A frame with parts on the GPU and parts still to go: the rest will not.
     std::vector<uint64_t> unfinished;
-    for (const auto& [serial, frame] : in_flight_)
-        if (frame.pending.frame.client_id == client_id && !frame.frame.frame.allEnqueued() && frame.failure.empty())
+    for (const auto& [serial, flight] : in_flight_)
+        if (flight.pending.frame.client_id == client_id && !flight.parts().allEnqueued() && flight.failure.empty())
             unfinished.push_back(serial);
     for (uint64_t serial : unfinished)
         abandonFrame(in_flight_.at(serial), "its client went away");
@@ -120,11 +120,6 @@ void FrameScheduler::submit(Frame frame)
     }
     const uint64_t client_id = pending.frame.client_id;
     fairQueueOf(client_id).push(client_id, std::move(pending));
-}
-
-void FrameScheduler::skipped(uint64_t client_id, uint32_t session_id, uint64_t arrival)
-{
-    frameSkipped(client_id, session_id, arrival);
 }
 
 bool FrameScheduler::dropOldest(uint64_t client_id, uint32_t session_id, const std::string& why)
@@ -202,8 +197,8 @@ uint64_t FrameScheduler::nextPartNs(uint64_t client_id)
         return front.opening_work->predictedNs();
     if (!front.started)
         return front.frame.session->predictedFirstPartNs();
-    const InFlight& frame = in_flight_.at(front.serial);
-    return front.frame.session->predictedNs(frame.frame.frame, frame.frame.frame.parts_enqueued);
+    const InFlight& flight = in_flight_.at(front.serial);
+    return front.frame.session->predictedNs(flight.parts(), flight.parts().parts_enqueued);
 }
 
 void FrameScheduler::enqueueNextPart(uint64_t client_id)
@@ -230,25 +225,26 @@ void FrameScheduler::enqueueNextPart(uint64_t client_id)
         in_flight_.emplace(front.serial, InFlight{front, std::move(*begun), monotonicNs(), 0, 0, {}});
         perf_hint_.workStarted(std::chrono::steady_clock::now());
     }
-    InFlight& frame = in_flight_.at(front.serial);
-    const Frame& started = frame.pending.frame;
-    const size_t part = frame.frame.frame.parts_enqueued;
-    const uint64_t predicted = started.session->predictedNs(frame.frame.frame, part);
+    InFlight& flight = in_flight_.at(front.serial);
+    const Frame& started = flight.pending.frame;
+    const size_t part = flight.parts().parts_enqueued;
+    const uint64_t predicted = started.session->predictedNs(flight.parts(), part);
     const uint64_t enqueued_ns = monotonicNs();
     const uint32_t lane = work_ahead_.laneFor(started.session->lanes(), enqueued_ns);
-    auto event = pipeline::enqueueClientPart(*started.session, *started.input, *started.output, frame.frame, lane);
-    const bool last = frame.frame.frame.allEnqueued();
+    auto event =
+        pipeline::enqueueClientPart(*started.session, *started.input, *started.output, flight.commands, lane);
+    const bool last = flight.parts().allEnqueued();
     if (!event || last)
-        fair_queue.pop(client_id); // `front` goes with it; `frame` stays
+        fair_queue.pop(client_id); // `front` goes with it; `flight` stays
     if (!event) {
         gpu_failed_ = true;
-        abandonFrame(frame, event.error().message);
+        abandonFrame(flight, event.error().message);
         return;
     }
     if (last)
-        frame.last_part_ns = enqueued_ns;
+        flight.last_part_ns = enqueued_ns;
     fair_queue.charge(client_id, int64_t(predicted));
-    watchPart(frame.pending.serial, client_id, part, lane, *event, predicted, enqueued_ns, last);
+    watchPart(flight.pending.serial, client_id, part, lane, *event, predicted, enqueued_ns, last);
 }
 
 void FrameScheduler::runOpeningWork(uint64_t client_id)
@@ -277,16 +273,16 @@ void FrameScheduler::watchPart(uint64_t serial, uint64_t client_id, size_t part,
     gpu_.lane(lane).flush();
 }
 
-void FrameScheduler::abandonFrame(InFlight& frame, const std::string& error)
+void FrameScheduler::abandonFrame(InFlight& flight, const std::string& error)
 {
-    frame.failure = error;
-    const uint64_t serial = frame.pending.serial;
-    const Frame& started = frame.pending.frame;
+    flight.failure = error;
+    const uint64_t serial = flight.pending.serial;
+    const Frame& started = flight.pending.frame;
     const uint64_t enqueued_ns = monotonicNs();
-    auto end = pipeline::abandonClientFrame(*started.session, *started.input, *started.output, frame.frame);
+    auto end = pipeline::abandonClientFrame(*started.session, *started.input, *started.output, flight.commands);
     if (end && *end) {
-        frame.last_part_ns = enqueued_ns;
-        watchPart(serial, started.client_id, abandoned_part, frame.frame.frame.last_lane, **end, 0, enqueued_ns, true);
+        flight.last_part_ns = enqueued_ns;
+        watchPart(serial, started.client_id, abandoned_part, flight.parts().last_lane, **end, 0, enqueued_ns, true);
         return;
     }
     if (!end) {
@@ -316,7 +312,7 @@ void FrameScheduler::expireWaitingFrames(uint64_t now_ns)
     }
 }
 
-void FrameScheduler::frameSkipped(uint64_t client_id, uint32_t session_id, uint64_t arrival)
+void FrameScheduler::skipped(uint64_t client_id, uint32_t session_id, uint64_t arrival)
 {
     SessionOrder& order = orders_[{client_id, session_id}];
     // A frame after it that began already read the state as it was: too late for it,
@@ -337,7 +333,7 @@ void FrameScheduler::frameSkipped(uint64_t client_id, uint32_t session_id, uint6
 
 void FrameScheduler::endWaitingFrame(const Pending& pending, Outcome outcome, const std::string& error)
 {
-    frameSkipped(pending.frame.client_id, pending.frame.session_id, pending.frame.arrival);
+    skipped(pending.frame.client_id, pending.frame.session_id, pending.frame.arrival);
     events_.frame_ended({.frame = pending.frame, .outcome = outcome, .error = error, .end_ns = monotonicNs()});
 }
 
@@ -380,54 +376,55 @@ void FrameScheduler::completePart(const Completion& completion)
     auto it = in_flight_.find(part.frame);
     if (it == in_flight_.end())
         return;
-    InFlight& frame = it->second;
+    InFlight& flight = it->second;
     if (part.part != abandoned_part) {
         // What it cost, profiled, or (without profiling) its time on the GPU's queue
         // from when the GPU could take it; the fair queue charged the prediction.
-        uint64_t gpu_ns = frame.pending.frame.session->partNs(frame.frame.frame, part.part);
+        uint64_t gpu_ns = flight.pending.frame.session->partNs(flight.parts(), part.part);
         if (gpu_ns == 0)
             gpu_ns = seen->held_ns;
-        frame.gpu_ns += gpu_ns;
+        flight.gpu_ns += gpu_ns;
         fairQueueOf(part.client_id).charge(part.client_id, int64_t(gpu_ns) - int64_t(part.predicted_ns));
     }
     // A part that failed fails the frame, which still ends with its last part: the
     // parts behind it use its buffers until then.
     if (completion.execution_status != CL_COMPLETE) {
         gpu_failed_ = true;
-        if (frame.failure.empty())
-            frame.failure = fmt::format("the GPU failed the frame: {}", gpu::clErrorName(completion.execution_status));
+        if (flight.failure.empty())
+            flight.failure = fmt::format("the GPU failed the frame: {}", gpu::clErrorName(completion.execution_status));
     }
     if (!part.last)
         return;
-    InFlight ended = std::move(frame);
+    InFlight ended = std::move(flight);
     in_flight_.erase(it);
     completeFrame(std::move(ended), completion.execution_status, completion.callback_ns);
 }
 
-void FrameScheduler::completeFrame(InFlight frame, cl_int status, uint64_t callback_ns)
+void FrameScheduler::completeFrame(InFlight flight, cl_int status, uint64_t callback_ns)
 {
-    const Frame& ended = frame.pending.frame;
+    const Frame& ended = flight.pending.frame;
     ended.input->endAccess(memory::ImportedBuffer::Access::Read);
     ended.output->endAccess(memory::ImportedBuffer::Access::Write);
-    if (status != CL_COMPLETE && frame.failure.empty())
-        frame.failure = fmt::format("the GPU failed the frame: {}", gpu::clErrorName(status));
-    const bool ran = frame.failure.empty();
+    if (status != CL_COMPLETE && flight.failure.empty())
+        flight.failure = fmt::format("the GPU failed the frame: {}", gpu::clErrorName(status));
+    const bool ran = flight.failure.empty();
     if (!ran)
-        frameSkipped(ended.client_id, ended.session_id, ended.arrival);
+        skipped(ended.client_id, ended.session_id, ended.arrival);
     // The end first: what follows only keeps the books, and the client waits.
     events_.frame_ended({.frame = ended,
                          .outcome = ran ? Outcome::Ran : Outcome::Failed,
-                         .error = frame.failure,
-                         .start_ns = frame.start_ns,
+                         .error = flight.failure,
+                         .start_ns = flight.start_ns,
                          .end_ns = monotonicNs(),
-                         .gpu_end_ns = frame.frame.done() ? gpuEndNs(frame.frame.done, frame.last_part_ns) : 0,
+                         .gpu_end_ns =
+                             flight.commands.done() ? gpuEndNs(flight.commands.done, flight.last_part_ns) : 0,
                          .callback_ns = callback_ns,
-                         .gpu_ns = frame.gpu_ns,
-                         .stages = ran ? ended.session->stageTimes(frame.frame.frame)
+                         .gpu_ns = flight.gpu_ns,
+                         .stages = ran ? ended.session->stageTimes(flight.parts())
                                        : std::vector<std::pair<std::string, uint64_t>>{},
-                         .ran = ran ? &frame.frame.frame : nullptr});
+                         .ran = ran ? &flight.parts() : nullptr});
     if (ran)
-        ended.session->frameCompleted(frame.frame.frame, frame.gpu_ns);
+        ended.session->frameCompleted(flight.parts(), flight.gpu_ns);
     if (work_ahead_.empty())
         perf_hint_.workEnded(std::chrono::steady_clock::now());
 }

@@ -104,8 +104,8 @@ public:
 
     // Into its client's queue; started by schedule().
     void submit(Frame frame);
-    // A Submit of the session at `arrival` that will not run (refused before it came
-    // here): the session's next frame begins with its state zeroed (plugin.h,
+    // The frame or Submit of the session at `arrival` did not run (here, or refused
+    // before it came): the session's next frame begins with its state zeroed (plugin.h,
     // framecl_state), unless one after it began already.
     void skipped(uint64_t client_id, uint32_t session_id, uint64_t arrival);
     // Ends the session's oldest frame still waiting, Dropped with `why`; false where none waits.
@@ -146,13 +146,16 @@ private:
     };
     struct InFlight {
         Pending pending;
-        pipeline::ClientFrame frame;
+        // Its commands so far: its parts, and the copies and hand-offs around them.
+        pipeline::ClientFrame commands;
         uint64_t start_ns;         // its first part enqueued
         uint64_t last_part_ns = 0; // its last part enqueued, or its end enqueued when abandoned
         uint64_t gpu_ns = 0;       // its parts' measured GPU time, summed as they end
         // Why its parts stopped going to the GPU (one failed to enqueue): it ends Failed
         // once what it enqueued has run.
         std::string failure;
+
+        const pipeline::EnqueuedFrame& parts() const { return commands.frame; }
     };
     // The order of one session's frames, for its state (skipped()).
     struct SessionOrder {
@@ -181,14 +184,12 @@ private:
                    uint64_t predicted_ns, uint64_t enqueued_ns, bool last);
     // A started frame whose next part will not go: ends Failed with `error` once what it
     // enqueued has run (at once if nothing was).
-    void abandonFrame(InFlight& frame, const std::string& error);
+    void abandonFrame(InFlight& flight, const std::string& error);
     void expireWaitingFrames(uint64_t now_ns);
-    // The frame at `arrival` of the session did not run.
-    void frameSkipped(uint64_t client_id, uint32_t session_id, uint64_t arrival);
     // The end of a frame that never reached the GPU.
     void endWaitingFrame(const Pending& pending, Outcome outcome, const std::string& error);
     void completePart(const Completion& completion);
-    void completeFrame(InFlight frame, cl_int status, uint64_t callback_ns);
+    void completeFrame(InFlight flight, cl_int status, uint64_t callback_ns);
     // After a frame failed on the GPU (gpu_loss.cpp).
     void checkGpuAfterFailure();
     void failEveryFrame(const std::string& reason);
