@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/log.hpp"
+#include "base/monotonic_clock.hpp"
 #include "client-tools/buffer_mapping.hpp"
 #include "client-tools/daemon_client.hpp"
 #include "config/default_paths.hpp"
@@ -42,11 +43,6 @@ constexpr size_t inputs = 2;      // frames alternate between them, so a stale o
 constexpr size_t in_flight = 4;   // for the throughput runs
 constexpr size_t batch = 16;      // outputs per throughput batch, checked between batches
 constexpr int rounds = 5;         // turns each side takes, alternating
-
-uint64_t nowNs()
-{
-    return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count());
-}
 
 struct Percentiles {
     double median = 0;
@@ -205,10 +201,10 @@ public:
             const size_t input = size_t(i) % inputs;
             buffers_.clear(0);
             std::this_thread::sleep_until(start + i * period);
-            const uint64_t submitted = nowNs();
+            const uint64_t submitted = monotonicNs();
             submit(input, 0, uint64_t(i));
             const framecl_done done = next();
-            const uint64_t received = nowNs();
+            const uint64_t received = monotonicNs();
             buffers_.check(input, 0);
             if (i >= warmup) {
                 samples.push_back(double(received - submitted) / 1e3);

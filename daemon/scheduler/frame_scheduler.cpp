@@ -113,10 +113,12 @@ void FrameScheduler::forgetSession(uint64_t client_id, uint32_t session_id)
 void FrameScheduler::submit(Frame frame)
 {
     Pending pending{next_serial_++, std::move(frame)};
-    if (auto order = orders_.find({pending.frame.client_id, pending.frame.session_id});
-        order != orders_.end() && order->second.reset_after && pending.frame.arrival > *order->second.reset_after) {
+    // A session's order is known from its first frame on: before it, its state is as
+    // opened, and a Submit refused then leaves nothing to zero.
+    SessionOrder& order = orders_[{pending.frame.client_id, pending.frame.session_id}];
+    if (order.reset_after && pending.frame.arrival > *order.reset_after) {
         pending.reset_state = true;
-        order->second.reset_after.reset();
+        order.reset_after.reset();
     }
     const uint64_t client_id = pending.frame.client_id;
     fairQueueOf(client_id).push(client_id, std::move(pending));
@@ -219,7 +221,9 @@ void FrameScheduler::enqueueNextPart(uint64_t client_id)
         front.started = true;
         if (front.reset_state)
             waiting.session->resetState(); // before this frame's first part, enqueued below
-        orders_[{client_id, waiting.session_id}].last_begun = waiting.arrival;
+        // Closed since (forgetSession), its order is not kept again.
+        if (auto order = orders_.find({client_id, waiting.session_id}); order != orders_.end())
+            order->second.last_begun = waiting.arrival;
         waiting.input->beginAccess(memory::ImportedBuffer::Access::Read);
         waiting.output->beginAccess(memory::ImportedBuffer::Access::Write);
         in_flight_.emplace(front.serial, InFlight{front, std::move(*begun), monotonicNs(), 0, 0, {}});
@@ -314,7 +318,10 @@ void FrameScheduler::expireWaitingFrames(uint64_t now_ns)
 
 void FrameScheduler::skipped(uint64_t client_id, uint32_t session_id, uint64_t arrival)
 {
-    SessionOrder& order = orders_[{client_id, session_id}];
+    const auto found = orders_.find({client_id, session_id});
+    if (found == orders_.end())
+        return; // no frame of it submitted yet, or closed: no state to zero
+    SessionOrder& order = found->second;
     // A frame after it that began already read the state as it was: too late for it,
     // and the frames after that one have a frame before them.
     if (order.last_begun > arrival)

@@ -99,7 +99,9 @@ public:
     // A client gone: its waiting frames go with no end handed over; its frames on the
     // GPU with parts still to go get no more, and end Failed once what they enqueued ran.
     void removeClient(uint64_t client_id);
-    // A session closed: what is known of its frames' order goes.
+    // A session closed: what is known of its frames' order goes, and its frames still
+    // waiting or running keep none, so that a client opening and closing sessions
+    // leaves nothing behind.
     void forgetSession(uint64_t client_id, uint32_t session_id);
 
     // Into its client's queue; started by schedule().

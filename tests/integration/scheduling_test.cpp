@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "base/monotonic_clock.hpp"
 #include "child_process.hpp"
 #include "daemon_client.hpp"
 #include "test_env.hpp"
@@ -161,13 +162,6 @@ double nearestRank(const std::vector<double>& sorted, double q)
     return sorted[size_t(std::ceil(q * double(sorted.size()))) - 1];
 }
 
-uint64_t monotonicNs()
-{
-    return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                        std::chrono::steady_clock::now().time_since_epoch())
-                        .count());
-}
-
 // Floods with every client at once for 1 s of warm-up and a 4 s window, and returns
 // the part of the window each held the GPU.
 std::vector<double> floodAndMeasure(const std::vector<FloodingClient*>& clients)
@@ -177,9 +171,9 @@ std::vector<double> floodAndMeasure(const std::vector<FloodingClient*>& clients)
     for (FloodingClient* client : clients)
         threads.emplace_back([client, &stop] { client->run(stop); });
     std::this_thread::sleep_for(1s);
-    const uint64_t from = monotonicNs();
+    const uint64_t from = framecl::monotonicNs();
     std::this_thread::sleep_for(4s);
-    const uint64_t to = monotonicNs();
+    const uint64_t to = framecl::monotonicNs();
     stop = true;
     for (auto& thread : threads)
         thread.join();
