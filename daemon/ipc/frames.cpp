@@ -277,6 +277,7 @@ void Server::onSchedulerTimer()
 {
     uint64_t expirations = 0;
     [[maybe_unused]] ssize_t got = read(scheduler_timer_.get(), &expirations, sizeof expirations);
+    scheduler_timer_at_.reset(); // it fired: disarmed, whatever was set
     const auto now = std::chrono::steady_clock::now();
     scheduler_.tick();
     for (auto it = traces_.begin(); it != traces_.end();) {
@@ -304,6 +305,11 @@ void Server::armSchedulerTimer()
     for (const OpenTrace& trace : traces_)
         earliest = std::min(earliest, monotonicNs(trace.ends));
 
+    // Most calls find the time unchanged (no deadline, nothing to wake for while frames
+    // run): the syscall is skipped then, as it costs the loop on every Submit.
+    if (scheduler_timer_at_ == earliest)
+        return;
+    scheduler_timer_at_ = earliest;
     itimerspec when{}; // all zero: disarmed
     if (earliest != UINT64_MAX) {
         earliest = std::max<uint64_t>(earliest, 1); // zero would disarm

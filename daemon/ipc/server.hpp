@@ -8,6 +8,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -215,6 +216,7 @@ private:
     bool listener_paused_ = false;  // out of fds with no spare: not watched until housekeeping
     UniqueFd housekeeping_timer_;
     UniqueFd scheduler_timer_; // deadlines, the idle perf hint, trace windows
+    std::optional<uint64_t> scheduler_timer_at_; // as last armed (UINT64_MAX: disarmed); none: unknown
     UniqueFd more_messages_;   // written when drainMessages left requests for the next turn
 
     std::map<std::string, ClientState> clients_; // bound to their buffer socket, by token

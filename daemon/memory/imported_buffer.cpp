@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include <linux/dma-buf.h>
@@ -225,16 +227,57 @@ ImportedBuffer::~ImportedBuffer()
     unmapWhole(mapping_, info_.size);
 }
 
+namespace {
+
+// The bytes [offset, offset + size) that `layout`'s planes cover exactly, where they
+// leave no gap: every row as long as its stride and each plane starting where the one
+// before ends. None otherwise.
+std::optional<std::pair<size_t, size_t>> gaplessSpan(const framecl_frame_layout& layout)
+{
+    const protocol::PlaneRows first = protocol::planeRows(layout, 0);
+    uint64_t end = first.offset;
+    for (uint32_t p = 0; p < layout.num_planes; ++p) {
+        const protocol::PlaneRows plane = protocol::planeRows(layout, p);
+        if (plane.offset != end || (plane.row_bytes != plane.stride && plane.rows > 1))
+            return std::nullopt;
+        end = plane.offset + plane.stride * (plane.rows - 1) + plane.row_bytes;
+    }
+    return std::pair{size_t(first.offset), size_t(end - first.offset)};
+}
+
+} // namespace
+
 // Each plane's rows and nothing else, between the client's mapping and the device
 // buffer at the same offsets: the padding after each row and between the planes is the
 // client's (a frame may be a sub-rectangle of a larger canvas), and the device buffer's
-// bytes there were never written. The last copy's event: the queue is in order.
+// bytes there were never written. Planes that leave no gap go as one linear copy: the
+// same bytes, in one call instead of a rectangle per plane, and each call costs the
+// event loop on NVIDIA's runtime (docs/benchmarks.md, "Many clients"). The last
+// copy's event: the queue is in order.
 Result<std::optional<cl::Event>> ImportedBuffer::enqueuePlaneCopies(const cl::CommandQueue& queue,
                                                                     CopyDirection direction) const
 {
     if (path_ != ImportPath::HostCopy)
         return std::nullopt;
+    const auto failure = [direction](cl_int err, bool rect) {
+        const char* call = direction == CopyDirection::ToDevice ? (rect ? "clEnqueueWriteBufferRect" : "clEnqueueWriteBuffer")
+                                                                : (rect ? "clEnqueueReadBufferRect" : "clEnqueueReadBuffer");
+        return fail(gpu::clFailure(call, err,
+                                   direction == CopyDirection::ToDevice ? "the input's copy to the device"
+                                                                        : "the output's copy to the client"));
+    };
     cl_event last = nullptr;
+    if (const auto span = gaplessSpan(layout_)) {
+        auto* host = static_cast<uint8_t*>(mapping_) + span->first;
+        const cl_int err = direction == CopyDirection::ToDevice
+                               ? clEnqueueWriteBuffer(queue(), mem_(), CL_FALSE, span->first, span->second, host,
+                                                      0, nullptr, &last)
+                               : clEnqueueReadBuffer(queue(), mem_(), CL_FALSE, span->first, span->second, host, 0,
+                                                     nullptr, &last);
+        if (err != CL_SUCCESS)
+            return failure(err, false);
+        return cl::Event(last); // takes the reference the enqueue returned
+    }
     for (uint32_t p = 0; p < layout_.num_planes; ++p) {
         const protocol::PlaneRows plane = protocol::planeRows(layout_, p);
         const size_t origin[3] = {size_t(plane.offset), 0, 0};
@@ -247,9 +290,7 @@ Result<std::optional<cl::Event>> ImportedBuffer::enqueuePlaneCopies(const cl::Co
                 : clEnqueueReadBufferRect(queue(), mem_(), CL_FALSE, origin, origin, region, plane.stride, 0,
                                           plane.stride, 0, mapping_, 0, nullptr, event);
         if (err != CL_SUCCESS)
-            return fail(direction == CopyDirection::ToDevice
-                            ? gpu::clFailure("clEnqueueWriteBufferRect", err, "the input's copy to the device")
-                            : gpu::clFailure("clEnqueueReadBufferRect", err, "the output's copy to the client"));
+            return failure(err, true);
     }
     return cl::Event(last); // takes the reference the enqueue returned
 }

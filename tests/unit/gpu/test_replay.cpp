@@ -1,6 +1,7 @@
 #include <doctest/doctest.h>
 
 #include <cstring>
+#include <iterator>
 #include <utility>
 
 #include "gpu/replay.hpp"
@@ -364,6 +365,35 @@ TEST_CASE("dispatches cut into tiles with global offsets give the CPU reference 
     CHECK(emulation.log().argument_errors.empty());
     REQUIRE(emulation.log().recordings.size() == 1);
     CHECK(emulation.log().recordings[0].dispatches == 3 * kTiles); // each tile a recorded dispatch
+}
+
+TEST_CASE("off applies each frame's plain values, whether they changed, came back or stayed")
+{
+    // Stage 1's `add` travels with each frame as a plain value, as a plane's offset or
+    // stride does, and is skipped where equal to the value last set on that kernel. The
+    // frames rotate 3 inputs and 2 outputs over tiles that share their dispatch's kernel.
+    auto gpu = test::openTestGpu(test::pocl_device);
+    ThreeStages stages(*gpu, 3, 2);
+    constexpr size_t kTiles = 2;
+    const auto withAdd = [&](size_t input, size_t output, cl_uint add) {
+        std::vector<ArgUpdate> updates = stages.frame(input, output);
+        ArgUpdate plain{1, 3, sizeof add, {}, false};
+        std::memcpy(plain.value.data(), &add, sizeof add);
+        updates.push_back(plain);
+        return tiledUpdates(updates, kTiles);
+    };
+    auto replay = makeReplay(RecordingMode::Off, *gpu, 0, tiled(stages.dispatches(), kTiles), withAdd(0, 0, 7));
+    REQUIRE_MESSAGE(replay.has_value(), (replay ? "" : replay.error().message));
+    const cl_uint adds[] = {7, 7, 9, 7, 9, 9, 4, 4, 7, 9, 4, 7, 7};
+    for (size_t frame = 0; frame < std::size(adds); ++frame) {
+        const size_t input = frame % 3, output = frame % 2;
+        CAPTURE(frame);
+        std::vector<cl_uint> expected = stages.inputValues(input);
+        for (size_t stage = 0; stage < 3; ++stage)
+            for (cl_uint& value : expected)
+                value = value * kStages[stage].mul + (stage == 1 ? adds[frame] : kStages[stage].add);
+        CHECK(stages.run(**replay, withAdd(input, output, adds[frame]), output) == expected);
+    }
 }
 
 TEST_CASE("khr records one command buffer per distinct set of frame arguments")

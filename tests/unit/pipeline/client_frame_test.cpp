@@ -69,10 +69,22 @@ framecl_frame_layout paddedNv12(size_t* size)
     return layout;
 }
 
-// The bytes of paddedNv12's rows, over both planes.
+// NV12 at 64x48 with rows as long as their stride and the chroma plane right after the
+// luma, both after a gap at the start and before the buffer's tail: the planes leave no
+// gap between them, so host-copy moves them as one span.
+framecl_frame_layout gaplessNv12(size_t* size)
+{
+    framecl_frame_layout layout{DRM_FORMAT_NV12, 64, 48, 2, {}};
+    layout.planes[0] = {192, 64};
+    layout.planes[1] = {192 + 64 * 48, 64};
+    *size = layout.planes[1].offset + 64 * 24 + 320;
+    return layout;
+}
+
+// The bytes of an NV12 64x48 frame's rows, over both planes.
 constexpr size_t row_bytes = 64 * 48 + 64 * 24;
 
-// The bytes of `bytes` outside the rows of `layout`'s planes (paddedNv12's), in order.
+// The bytes of `bytes` outside the rows of `layout`'s planes (NV12 64x48), in order.
 std::vector<uint8_t> bytesOutsideRows(const uint8_t* bytes, size_t size, const framecl_frame_layout& layout)
 {
     std::vector<bool> in_row(size, false);
@@ -91,14 +103,14 @@ std::vector<uint8_t> bytesOutsideRows(const uint8_t* bytes, size_t size, const f
 // every byte of every plane row arrived, and that the bytes around the rows (the
 // stride's padding, the gaps before and between the planes, the buffer's tail) are
 // left as the client wrote them.
-void checkCopyFrame(bool unified_memory, ImportPath expected_path)
+void checkCopyFrame(bool unified_memory, ImportPath expected_path, framecl_frame_layout (*makeLayout)(size_t*))
 {
     auto gpu = openPocl(unified_memory);
     test::TempDir cache_dir;
     gpu::ProgramCache cache(cache_dir.path());
     auto set = test::pipelineSet(test::pipelineConfig("[[pipeline]]\nname = \"one-copy\"\nstages = [ { plugin = \"copy\" } ]\n"), *gpu, cache);
     size_t size = 0;
-    const framecl_frame_layout layout = paddedNv12(&size);
+    const framecl_frame_layout layout = makeLayout(&size);
     auto session = pipeline::Session::open(*gpu, set.catalog.find("one-copy"), {DRM_FORMAT_NV12, 64, 48}, {});
     REQUIRE_MESSAGE(session.has_value(), (session ? "" : session.error().message));
 
@@ -117,11 +129,11 @@ void checkCopyFrame(bool unified_memory, ImportPath expected_path)
         REQUIRE(enqueued->done.wait() == CL_SUCCESS);
         size_t wrong = 0;
         for (uint32_t y = 0; y < 48; ++y)
-            wrong += std::memcmp(in.bytes() + layout.planes[0].offset + y * 80,
-                                 out.bytes() + layout.planes[0].offset + y * 80, 64) != 0;
+            wrong += std::memcmp(in.bytes() + layout.planes[0].offset + y * layout.planes[0].stride,
+                                 out.bytes() + layout.planes[0].offset + y * layout.planes[0].stride, 64) != 0;
         for (uint32_t y = 0; y < 24; ++y)
-            wrong += std::memcmp(in.bytes() + layout.planes[1].offset + y * 96,
-                                 out.bytes() + layout.planes[1].offset + y * 96, 64) != 0;
+            wrong += std::memcmp(in.bytes() + layout.planes[1].offset + y * layout.planes[1].stride,
+                                 out.bytes() + layout.planes[1].offset + y * layout.planes[1].stride, 64) != 0;
         INFO("frame " << frame);
         CHECK(wrong == 0);
         // Every byte outside the rows is the client's, and comes back as it was.
@@ -133,12 +145,19 @@ void checkCopyFrame(bool unified_memory, ImportPath expected_path)
 
 TEST_CASE("on a device with unified memory a frame works in the client's memory, with no copy")
 {
-    checkCopyFrame(true, ImportPath::HostPtr);
+    checkCopyFrame(true, ImportPath::HostPtr, paddedNv12);
 }
 
 TEST_CASE("on a device without unified memory a frame's input is copied in and its output out")
 {
-    checkCopyFrame(false, ImportPath::HostCopy);
+    SUBCASE("padded rows, a gap between the planes: a rectangle per plane")
+    {
+        checkCopyFrame(false, ImportPath::HostCopy, paddedNv12);
+    }
+    SUBCASE("planes without a gap: one span")
+    {
+        checkCopyFrame(false, ImportPath::HostCopy, gaplessNv12);
+    }
 }
 
 TEST_CASE("host-copy moves the layout's span and nothing on host-ptr")
