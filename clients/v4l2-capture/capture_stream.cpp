@@ -9,6 +9,7 @@
 
 #include "client-tools/buffer_mapping.hpp"
 #include "client-tools/frame_file.hpp"
+#include "plane_rows.hpp"
 
 namespace framecl::v4l2_capture {
 namespace {
@@ -37,16 +38,17 @@ Result<FrameBuffer> shareBuffer(Client& client, UniqueFd fd, uint64_t bytes, con
     return FrameBuffer{std::move(fd), std::move(*mapping), id};
 }
 
-// Whether every row of every plane of `layout` holds the same bytes in both buffers.
-bool sameRows(const framecl_frame_layout& layout, const uint8_t* a, const framecl_frame_layout& b_layout,
+// Whether frames of the same format and size, laid out as `a_layout` in `a` and as
+// `b_layout` in `b`, hold the same pixels: every row of every plane.
+bool sameRows(const framecl_frame_layout& a_layout, const uint8_t* a, const framecl_frame_layout& b_layout,
               const uint8_t* b)
 {
-    for (uint32_t p = 0; p < layout.num_planes; ++p) {
-        const uint32_t rows = layout.fourcc == DRM_FORMAT_NV12 && p == 1 ? layout.height / 2 : layout.height;
-        const uint32_t row_bytes = layout.fourcc == DRM_FORMAT_ABGR8888 ? layout.width * 4 : layout.width;
-        for (uint32_t y = 0; y < rows; ++y)
-            if (std::memcmp(a + layout.planes[p].offset + uint64_t(y) * layout.planes[p].stride,
-                            b + b_layout.planes[p].offset + uint64_t(y) * b_layout.planes[p].stride, row_bytes) != 0)
+    for (uint32_t p = 0; p < a_layout.num_planes; ++p) {
+        const protocol::PlaneRows in_a = protocol::planeRows(a_layout, p);
+        const protocol::PlaneRows in_b = protocol::planeRows(b_layout, p);
+        for (uint64_t y = 0; y < in_a.rows; ++y)
+            if (std::memcmp(a + in_a.offset + y * in_a.stride, b + in_b.offset + y * in_b.stride,
+                            in_a.row_bytes) != 0)
                 return false;
     }
     return true;
@@ -226,23 +228,31 @@ private:
             return {};
         const FrameBuffer& output = outputs_[frame.output];
         const FrameBuffer& capture = captures_.at(frame.capture);
-        if (framecl_begin_cpu_access(output.fd.get(), FRAMECL_CPU_READ) < 0 ||
-            framecl_begin_cpu_access(capture.fd.get(), FRAMECL_CPU_READ) < 0)
+        const bool read_capture = settings_.verify || settings_.save_captures;
+        if (framecl_begin_cpu_access(output.fd.get(), FRAMECL_CPU_READ) < 0)
             return fail(fmt::format("frame {}: {}", sequence, framecl_last_error(nullptr)));
+        if (read_capture && framecl_begin_cpu_access(capture.fd.get(), FRAMECL_CPU_READ) < 0) {
+            const std::string why = framecl_last_error(nullptr);
+            framecl_end_cpu_access(output.fd.get(), FRAMECL_CPU_READ);
+            return fail(fmt::format("frame {}: {}", sequence, why));
+        }
         Result<void> used;
         if (settings_.verify && !sameRows(device_.layout(), capture.mapping.bytes().data(), session_.output,
                                           output.mapping.bytes().data()))
             ++report.mismatches;
         if (settings_.output_files != OutputFiles::None) {
-            const bool png = settings_.output_files == OutputFiles::Png && cli::pngHoldsFormat(session_.output.fourcc);
-            const auto file = settings_.output_dir / fmt::format("frame-{:06}{}", sequence, png ? ".png" : ".raw");
+            const bool png =
+                settings_.output_files == OutputFiles::Png && cli::pngHoldsFormat(session_.output.fourcc);
+            const auto file =
+                settings_.output_dir / fmt::format("frame-{:06}{}", sequence, png ? ".png" : ".raw");
             used = png ? cli::writePngFrame(file, session_.output, output.mapping.bytes())
                        : cli::writeRawFrame(file, session_.output, output.mapping.bytes());
         }
         if (used && settings_.save_captures)
             used = cli::writeRawFrame(settings_.output_dir / fmt::format("capture-{:06}.raw", sequence),
                                       device_.layout(), capture.mapping.bytes());
-        framecl_end_cpu_access(capture.fd.get(), FRAMECL_CPU_READ);
+        if (read_capture)
+            framecl_end_cpu_access(capture.fd.get(), FRAMECL_CPU_READ);
         framecl_end_cpu_access(output.fd.get(), FRAMECL_CPU_READ);
         return used;
     }

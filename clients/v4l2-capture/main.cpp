@@ -144,7 +144,8 @@ int main(int argc, char** argv)
     app.add_flag("--json", json, "Print the report as one JSON object");
     CLI11_PARSE(app, argc, argv);
     for (std::string* word : {&io, &buffers, &output})
-        std::transform(word->begin(), word->end(), word->begin(), [](unsigned char c) { return char(std::tolower(c)); });
+        std::transform(word->begin(), word->end(), word->begin(),
+                       [](unsigned char c) { return char(std::tolower(c)); });
 
     if (settings.verify && settings.pipeline != "copy") {
         fmt::print(stderr, "framecl-v4l2-capture: --verify is only available for the copy pipeline, whose output "

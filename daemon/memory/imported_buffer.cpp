@@ -259,17 +259,17 @@ Result<std::optional<cl::Event>> ImportedBuffer::enqueuePlaneCopies(const cl::Co
 {
     if (path_ != ImportPath::HostCopy)
         return std::nullopt;
-    const auto failure = [direction](cl_int err, bool rect) {
-        const char* call = direction == CopyDirection::ToDevice ? (rect ? "clEnqueueWriteBufferRect" : "clEnqueueWriteBuffer")
-                                                                : (rect ? "clEnqueueReadBufferRect" : "clEnqueueReadBuffer");
+    const bool to_device = direction == CopyDirection::ToDevice;
+    const auto failure = [to_device](cl_int err, bool rect) {
+        const char* call = to_device ? (rect ? "clEnqueueWriteBufferRect" : "clEnqueueWriteBuffer")
+                                     : (rect ? "clEnqueueReadBufferRect" : "clEnqueueReadBuffer");
         return fail(gpu::clFailure(call, err,
-                                   direction == CopyDirection::ToDevice ? "the input's copy to the device"
-                                                                        : "the output's copy to the client"));
+                                   to_device ? "the input's copy to the device" : "the output's copy to the client"));
     };
     cl_event last = nullptr;
     if (const auto span = gaplessSpan(layout_)) {
         auto* host = static_cast<uint8_t*>(mapping_) + span->first;
-        const cl_int err = direction == CopyDirection::ToDevice
+        const cl_int err = to_device
                                ? clEnqueueWriteBuffer(queue(), mem_(), CL_FALSE, span->first, span->second, host,
                                                       0, nullptr, &last)
                                : clEnqueueReadBuffer(queue(), mem_(), CL_FALSE, span->first, span->second, host, 0,
@@ -284,7 +284,7 @@ Result<std::optional<cl::Event>> ImportedBuffer::enqueuePlaneCopies(const cl::Co
         const size_t region[3] = {size_t(plane.row_bytes), size_t(plane.rows), 1};
         cl_event* event = p + 1 == layout_.num_planes ? &last : nullptr;
         const cl_int err =
-            direction == CopyDirection::ToDevice
+            to_device
                 ? clEnqueueWriteBufferRect(queue(), mem_(), CL_FALSE, origin, origin, region, plane.stride, 0,
                                            plane.stride, 0, mapping_, 0, nullptr, event)
                 : clEnqueueReadBufferRect(queue(), mem_(), CL_FALSE, origin, origin, region, plane.stride, 0,
