@@ -9,10 +9,10 @@
 
 namespace framecl::protocol {
 
-Result<void> sendPacket(int socket, std::span<const uint8_t> bytes, std::span<const int> fds)
+int sendPacketOnce(int socket, std::span<const uint8_t> bytes, std::span<const int> fds, int flags)
 {
     if (fds.size() > max_fds_per_packet)
-        return fail(fmt::format("{} fds in one packet; at most {}", fds.size(), max_fds_per_packet));
+        return -E2BIG;
 
     iovec iov{const_cast<uint8_t*>(bytes.data()), bytes.size()};
     msghdr message{};
@@ -32,10 +32,17 @@ Result<void> sendPacket(int socket, std::span<const uint8_t> bytes, std::span<co
 
     ssize_t sent;
     do
-        sent = sendmsg(socket, &message, MSG_NOSIGNAL);
+        sent = sendmsg(socket, &message, MSG_NOSIGNAL | flags);
     while (sent < 0 && errno == EINTR);
-    if (sent < 0)
-        return fail(fmt::format("sendmsg: {}", std::strerror(errno)));
+    return sent < 0 ? -errno : 0;
+}
+
+Result<void> sendPacket(int socket, std::span<const uint8_t> bytes, std::span<const int> fds)
+{
+    if (fds.size() > max_fds_per_packet)
+        return fail(fmt::format("{} fds in one packet; at most {}", fds.size(), max_fds_per_packet));
+    if (const int err = sendPacketOnce(socket, bytes, fds, 0); err < 0)
+        return fail(fmt::format("sendmsg: {}", std::strerror(-err)));
     return {};
 }
 

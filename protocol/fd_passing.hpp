@@ -18,6 +18,9 @@ inline constexpr size_t max_fds_per_packet = 64;
 inline constexpr size_t max_packet_bytes = 64 * 1024;
 
 Result<void> sendPacket(int socket, std::span<const uint8_t> bytes, std::span<const int> fds = {});
+// The same, once, with `flags` added to sendmsg's (MSG_DONTWAIT: a caller that must not
+// wait): 0, or the negative errno (-E2BIG for too many fds), retried only on EINTR.
+int sendPacketOnce(int socket, std::span<const uint8_t> bytes, std::span<const int> fds, int flags);
 
 struct Packet {
     std::vector<uint8_t> bytes; // empty with `closed`

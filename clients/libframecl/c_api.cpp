@@ -291,6 +291,22 @@ FRAMECL_EXPORT int framecl_submit(framecl_client* client, uint32_t session, uint
                    [&] { return client->submit(session, input_buffer, output_buffer, sequence); });
 }
 
+FRAMECL_EXPORT int framecl_submit_fenced(framecl_client* client, uint32_t session,
+                                         uint32_t input_buffer, uint32_t output_buffer,
+                                         uint64_t sequence, int acquire_fence, int* release_fence)
+{
+    if (!client) return -EINVAL;
+    return guarded(client, [&] {
+        return client->submit(session, input_buffer, output_buffer, sequence, acquire_fence,
+                              release_fence);
+    });
+}
+
+FRAMECL_EXPORT int framecl_offers_release_fences(const framecl_client* client)
+{
+    return client && client->daemon().release_fences ? 1 : 0;
+}
+
 FRAMECL_EXPORT int framecl_next_done(framecl_client* client, int timeout_ms, framecl_done* done)
 {
     if (!client) return -EINVAL;

@@ -130,8 +130,8 @@ Outcome<DaemonInfo> DaemonConnection::hello(const std::string& socket_path,
         return tl::unexpected(sent.error());
     std::vector<uint8_t> aligned;
     for (;;) {
-        while (auto bytes = receive()) {
-            const wire::Envelope* envelope = protocol::verifiedEnvelope(*bytes, aligned);
+        while (auto received = receive()) {
+            const wire::Envelope* envelope = protocol::verifiedEnvelope(received->bytes, aligned);
             if (!envelope) continue;
             if (const auto* error = envelope->message_as_ErrorReply())
                 return failure(ECONNREFUSED,
@@ -153,7 +153,8 @@ Outcome<DaemonInfo> DaemonConnection::hello(const std::string& socket_path,
                               text(welcome->daemon_version()),
                               text(welcome->device()),
                               welcome->buffer_socket()->str(),
-                              {}};
+                              {},
+                              welcome->release_fences()};
             if (const auto* pipelines = welcome->pipelines()) {
                 for (const auto* pipeline : *pipelines) {
                     PipelineInfo info{text(pipeline->name()), {}, text(pipeline->recording()), {}};
@@ -237,21 +238,19 @@ Outcome<void> DaemonConnection::send(std::span<const uint8_t> envelope)
     }
 }
 
-Outcome<void> DaemonConnection::sendFrame(std::span<const uint8_t> envelope)
+Outcome<void> DaemonConnection::sendFrame(std::span<const uint8_t> envelope, std::span<const int> fds)
 {
-    for (;;) {
-        if (::send(buffer_socket_.get(), envelope.data(), envelope.size(),
-                   MSG_NOSIGNAL | MSG_DONTWAIT) >= 0)
-            return {};
-        if (errno == EINTR) continue;
-        // The daemon's queue from this client is full: it is there but does not read.
-        if (errno == EAGAIN || errno == EWOULDBLOCK)
-            return failure(EAGAIN, "framecld is not reading its buffer socket; try again later");
-        return failure(daemon_gone, fmt::format("buffer socket: {}", std::strerror(errno)));
-    }
+    const int err = protocol::sendPacketOnce(buffer_socket_.get(), envelope, fds, MSG_DONTWAIT);
+    if (err == 0) return {};
+    // The daemon's queue from this client is full: it is there but does not read.
+    if (err == -EAGAIN || err == -EWOULDBLOCK)
+        return failure(EAGAIN, "framecld is not reading its buffer socket; try again later");
+    // An fd the kernel will not pass (closed, or not ours): the caller's mistake.
+    if (err == -EBADF) return failure(EBADF, "the acquire fence is not an open file descriptor");
+    return failure(daemon_gone, fmt::format("buffer socket: {}", std::strerror(-err)));
 }
 
-std::optional<std::vector<uint8_t>> DaemonConnection::receive()
+std::optional<Received> DaemonConnection::receive()
 {
     // Not yet connected while Hello waits for its Welcome.
     for (int failed = 0; buffer_socket_.valid() && !buffer_socket_closed_ && failed < 2;) {
@@ -268,7 +267,7 @@ std::optional<std::vector<uint8_t>> DaemonConnection::receive()
             buffer_socket_closed_ = true;
             break;
         }
-        return std::move(packet->bytes);
+        return Received{std::move(packet->bytes), std::move(packet->fds)};
     }
     if (!(messages_.get(zmq::sockopt::events) & ZMQ_POLLIN)) return std::nullopt;
     // Copied out of ZeroMQ: the Envelope then has an owner that outlives the message,
@@ -279,7 +278,7 @@ std::optional<std::vector<uint8_t>> DaemonConnection::receive()
         if (!messages_.recv(part, zmq::recv_flags::dontwait)) return std::nullopt;
         bytes.assign(part.data<uint8_t>(), part.data<uint8_t>() + part.size());
     } while (part.more());
-    return bytes;
+    return Received{std::move(bytes), {}};
 }
 
 Outcome<void> DaemonConnection::sendRegistration(std::span<const uint8_t> envelope,

@@ -32,6 +32,13 @@ struct DaemonInfo {
     std::string device;
     std::string buffer_socket;
     std::vector<PipelineInfo> pipelines;
+    bool release_fences = false; // a Submit may ask for one
+};
+
+// A message from the daemon, not verified, with the fds its packet carried.
+struct Received {
+    std::vector<uint8_t> bytes;
+    std::vector<UniqueFd> fds;
 };
 
 class DaemonConnection {
@@ -57,7 +64,7 @@ class DaemonConnection {
     // Queues one Envelope on the ZeroMQ socket without waiting.
     Outcome<void> send(std::span<const uint8_t> envelope);
     // Sends a Submit on the buffer socket without waiting.
-    Outcome<void> sendFrame(std::span<const uint8_t> envelope);
+    Outcome<void> sendFrame(std::span<const uint8_t> envelope, std::span<const int> fds = {});
     // Sends RegisterBuffers (one fd per registration, in order) on the buffer socket.
     Outcome<void> sendRegistration(std::span<const uint8_t> envelope, std::span<const int> fds,
                                    Deadline deadline);
@@ -66,7 +73,7 @@ class DaemonConnection {
     // packet of the buffer socket (a Done, a RegisterBuffersReply) first, else the
     // next whole message of the ZeroMQ socket (its last frame: a ROUTER peer may put
     // an empty delimiter first). Not verified.
-    std::optional<std::vector<uint8_t>> receive();
+    std::optional<Received> receive();
 
     // False once the daemon has closed the buffer socket, which it does only by going
     // away; packets it sent before may still be there for receive(). Does not wait.

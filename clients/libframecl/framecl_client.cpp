@@ -246,16 +246,19 @@ framecl_client::drainMessages(Connection& connection, const Awaited& awaited)
 {
     std::optional<Reply> reply;
     std::vector<uint8_t> aligned;
-    while (auto bytes = connection.receive()) {
-        const framecl::wire::Envelope* envelope = framecl::protocol::verifiedEnvelope(*bytes, aligned);
+    while (auto received = connection.receive()) {
+        const framecl::wire::Envelope* envelope =
+            framecl::protocol::verifiedEnvelope(received->bytes, aligned);
         // Malformed, or naming a message without its table: ignored.
         if (!envelope || !envelope->message()) continue;
         if (const auto* done = envelope->message_as_Done())
             queueDone(*done);
+        else if (const auto* accepted = envelope->message_as_FrameAccepted())
+            noteReleaseFence(*accepted, received->fds);
         else if (const auto* preparing = envelope->message_as_SessionPreparing())
             notePreparing(*preparing);
         else if (awaited && !reply && awaited(*envelope))
-            reply = std::move(*bytes);
+            reply = std::move(received->bytes);
     }
     updatePending();
     return reply;
@@ -269,6 +272,16 @@ void framecl_client::notePreparing(const framecl::wire::SessionPreparing& prepar
     if (status == last_status_) return;
     last_status_ = std::move(status);
     if (status_callback_) status_callback_(status_user_data_, last_status_.c_str());
+}
+
+void framecl_client::noteReleaseFence(const framecl::wire::FrameAccepted& accepted,
+                                      std::vector<framecl::UniqueFd>& fds)
+{
+    // Kept only for the submit that waits for it, which takes it at once.
+    if (fds.size() != 1 || !awaited_fence_ || awaited_fence_->first != accepted.session() ||
+        awaited_fence_->second != accepted.sequence())
+        return;
+    release_fence_ = std::move(fds.front());
 }
 
 void framecl_client::queueDone(const framecl::wire::Done& done)
@@ -442,8 +455,9 @@ int framecl_client::closeSession(uint32_t id)
 }
 
 int framecl_client::submit(uint32_t session_id, uint32_t input_buffer, uint32_t output_buffer,
-                           uint64_t sequence)
+                           uint64_t sequence, int acquire_fence, int* release_fence)
 {
+    if (release_fence) *release_fence = -1;
     const auto session = sessions_.find(session_id);
     if (session == sessions_.end()) return fail({EINVAL, fmt::format("no session {}", session_id)});
     for (const uint32_t buffer : {input_buffer, output_buffer})
@@ -457,12 +471,46 @@ int framecl_client::submit(uint32_t session_id, uint32_t input_buffer, uint32_t 
                 fmt::format("session {} could not be opened again after framecld restarted: {}",
                             session_id, session->second.reopen_error));
         flatbuffers::FlatBufferBuilder builder;
+        const bool fenced = acquire_fence >= 0;
         auto sent = connection.sendFrame(
-            submitMessage(builder, *daemon_session, input_buffer, output_buffer, sequence));
+            submitMessage(builder, *daemon_session, input_buffer, output_buffer, sequence, fenced,
+                          release_fence != nullptr),
+            fenced ? std::span<const int>(&acquire_fence, 1) : std::span<const int>());
         if (!sent) return sent;
         in_flight_.push_back({session_id, *daemon_session, sequence});
-        return {};
+        if (!release_fence) return {};
+        return awaitReleaseFence(connection, *daemon_session, sequence, release_fence);
     });
+}
+
+framecl::clientlib::Outcome<void> framecl_client::awaitReleaseFence(Connection& connection,
+                                                                   uint32_t daemon_session,
+                                                                   uint64_t sequence, int* fd)
+{
+    // FrameAccepted comes when the daemon has taken the frame; a frame refused at once
+    // gets its Done instead, which says why, and no fence.
+    awaited_fence_ = {daemon_session, sequence};
+    release_fence_.reset();
+    const Deadline deadline = requestDeadline();
+    const auto frame_ended = [&] {
+        return std::none_of(in_flight_.begin(), in_flight_.end(), [&](const FrameInFlight& frame) {
+            return frame.daemon_session == daemon_session && frame.sequence == sequence;
+        });
+    };
+    for (;;) {
+        drainMessages(connection, {});
+        if (release_fence_.valid() || frame_ended()) break;
+        if (!connection.alive()) break; // the frame comes back FRAMECL_FRAME_LOST
+        if (deadline.expired()) {
+            awaited_fence_.reset();
+            return failure(ETIMEDOUT, fmt::format("no release fence from framecld within {} ms",
+                                                  timeout_.count()));
+        }
+        connection.wait(deadline);
+    }
+    awaited_fence_.reset();
+    *fd = release_fence_.release();
+    return {};
 }
 
 int framecl_client::nextDone(int timeout_ms, framecl_done* done)

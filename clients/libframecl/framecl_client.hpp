@@ -48,7 +48,10 @@ struct framecl_client {
     int openSession(framecl::clientlib::SessionRequest request, uint32_t* session,
                     framecl_frame_layout* output);
     int closeSession(uint32_t session);
-    int submit(uint32_t session, uint32_t input_buffer, uint32_t output_buffer, uint64_t sequence);
+    // `acquire_fence`: a sync_file sent with the Submit; -1: none. `release_fence`: asks
+    // for one and waits for it (-1 there where the frame was refused at once).
+    int submit(uint32_t session, uint32_t input_buffer, uint32_t output_buffer, uint64_t sequence,
+               int acquire_fence = -1, int* release_fence = nullptr);
     int nextDone(int timeout_ms, framecl_done* done);
     int stats(std::string* json);
     // `seconds` is 1 to 60, checked by the caller.
@@ -136,6 +139,11 @@ struct framecl_client {
         return framecl::clientlib::Deadline::after(timeout_);
     }
     std::string notRunning(const std::string& reason) const;
+    framecl::clientlib::Outcome<void> awaitReleaseFence(Connection& connection,
+                                                        uint32_t daemon_session, uint64_t sequence,
+                                                        int* fd);
+    void noteReleaseFence(const framecl::wire::FrameAccepted& accepted,
+                          std::vector<framecl::UniqueFd>& fds);
 
     const std::string socket_path_;
     const std::string client_name_;
@@ -156,6 +164,10 @@ struct framecl_client {
     std::map<uint32_t, Session> sessions_;
     std::deque<FrameInFlight> in_flight_; // in submission order
     std::deque<framecl_done> dones_;
+    // The frame (daemon session, sequence) whose release fence a submit waits for, and
+    // the fence once it came.
+    std::optional<std::pair<uint32_t, uint64_t>> awaited_fence_;
+    framecl::UniqueFd release_fence_;
     uint32_t next_buffer_id_ = 1;
     uint32_t next_session_id_ = 1;
     uint32_t next_request_id_ = 1;

@@ -129,10 +129,12 @@ std::span<const uint8_t> traceRequestMessage(Builder& builder, uint32_t request_
 }
 
 std::span<const uint8_t> submitMessage(Builder& builder, uint32_t session, uint32_t input_buffer,
-                                       uint32_t output_buffer, uint64_t sequence)
+                                       uint32_t output_buffer, uint64_t sequence, bool acquire_fence,
+                                       bool release_fence)
 {
-    return finishEnvelope(
-        builder, wire::CreateSubmit(builder, session, input_buffer, output_buffer, sequence));
+    return finishEnvelope(builder,
+                          wire::CreateSubmit(builder, session, input_buffer, output_buffer,
+                                             sequence, acquire_fence, release_fence));
 }
 
 std::optional<uint32_t> replyRequestId(const wire::Envelope& envelope)

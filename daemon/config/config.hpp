@@ -60,6 +60,8 @@ struct Limits {
     uint64_t max_bytes_per_client = 512ull << 20;
     uint32_t max_inflight_per_client = 4;
     uint64_t max_frame_pixels = 32ull << 20;
+    // A frame waits this long for its fences before it fails (docs/architecture.md, "Fences").
+    uint32_t max_fence_wait_ms = 15000;
 };
 
 // A scheduling class; a client matches by the name it gives at Hello (a glob), or by

@@ -149,7 +149,7 @@ void readLimitsTable(FileContext& file, const toml::table& table, Limits& limits
     const TableReader reader(file, table, "limits");
     reader.refuseUnknownKeys({"max_clients", "max_sessions_per_client", "max_buffers_per_client",
                               "max_bytes_per_client", "max_inflight_per_client",
-                              "max_frame_pixels"});
+                              "max_frame_pixels", "max_fence_wait_ms"});
     reader.readInteger("max_clients", limits.max_clients, 1, 1024);
     reader.readInteger("max_sessions_per_client", limits.max_sessions_per_client, 1, 256);
     reader.readInteger("max_buffers_per_client", limits.max_buffers_per_client, 1, 4096);
@@ -158,6 +158,7 @@ void readLimitsTable(FileContext& file, const toml::table& table, Limits& limits
                        int64_t{1} << 40);
     reader.readInteger("max_inflight_per_client", limits.max_inflight_per_client, 1, 64);
     reader.readInteger("max_frame_pixels", limits.max_frame_pixels, 1, int64_t{1} << 30);
+    reader.readInteger("max_fence_wait_ms", limits.max_fence_wait_ms, 1, 600'000);
 }
 
 void readClientClasses(FileContext& file, const toml::array& array,

@@ -31,6 +31,10 @@ VendorEntryPoints resolveVendorEntryPoints(cl_platform_id platform)
     FRAMECL_RESOLVE(clUpdateMutableCommandsKHR);
     FRAMECL_RESOLVE(clEnqueueAcquireExternalMemObjectsKHR);
     FRAMECL_RESOLVE(clEnqueueReleaseExternalMemObjectsKHR);
+    FRAMECL_RESOLVE(clCreateSemaphoreWithPropertiesKHR);
+    FRAMECL_RESOLVE(clEnqueueSignalSemaphoresKHR);
+    FRAMECL_RESOLVE(clGetSemaphoreHandleForTypeKHR);
+    FRAMECL_RESOLVE(clReleaseSemaphoreKHR);
 #undef FRAMECL_RESOLVE
     return table;
 }

@@ -51,6 +51,13 @@ struct VendorEntryPoints {
     // commands that use it and released after them.
     clEnqueueAcquireExternalMemObjectsKHR_fn clEnqueueAcquireExternalMemObjectsKHR = nullptr;
     clEnqueueReleaseExternalMemObjectsKHR_fn clEnqueueReleaseExternalMemObjectsKHR = nullptr;
+
+    // cl_khr_semaphore with cl_khr_external_semaphore_sync_fd: release fences
+    // (gpu/release_fences.hpp).
+    clCreateSemaphoreWithPropertiesKHR_fn clCreateSemaphoreWithPropertiesKHR = nullptr;
+    clEnqueueSignalSemaphoresKHR_fn clEnqueueSignalSemaphoresKHR = nullptr;
+    clGetSemaphoreHandleForTypeKHR_fn clGetSemaphoreHandleForTypeKHR = nullptr;
+    clReleaseSemaphoreKHR_fn clReleaseSemaphoreKHR = nullptr;
 };
 
 // Looks every extension entry up with clGetExtensionFunctionAddressForPlatform; the

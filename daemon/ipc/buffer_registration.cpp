@@ -161,7 +161,7 @@ void Server::onBufferPacket(int fd)
     if (const wire::Submit* submit = envelope ? envelope->message_as_Submit() : nullptr) {
         if (ClientState* client = clientByConnection(fd)) {
             const log::ScopedFields about({client->name, {}, {}});
-            onSubmit(*client, *submit); // fds sent with it close with the packet
+            onSubmit(*client, *submit, packet->fds, packet->fds_lost);
         } else {
             refuseBufferConnection(fd, "bind the connection first: RegisterBuffers with the Welcome's token");
         }

@@ -261,6 +261,8 @@ void Server::onCloseSession(ClientState& client, const wire::CloseSession& reque
         sendError(client.identity, request.request_id(), fmt::format("no session {}", request.session()));
         return;
     }
+    endEveryFencedFrame(client, wire::FrameStatus::Dropped, "its session was closed while it waited for fences",
+                        request.session());
     client.retired_sessions.push_back(std::move(found->second.session)); // its frames in flight still use it
     client.sessions.erase(found);
     scheduler_.forgetSession(client.id, request.session());
@@ -371,7 +373,9 @@ std::string Server::statsJson() const
                       {"class", client.client_class.empty() ? json(nullptr) : json(client.client_class)},
                       {"weight", client.weight},
                       {"gpu_share", gpu_ns_total ? double(client.gpu_ns) / double(gpu_ns_total) : 0.0},
-                      {"frames_waiting", scheduler_.framesWaiting(client.id) + client.held.size()},
+                      {"frames_waiting",
+                       scheduler_.framesWaiting(client.id) + client.held.size() + client.fenced.size()},
+                      {"fence_waits", client.fence_waits},
                       {"buffers", client.buffers.size()},
                       {"bytes", client.buffer_bytes},
                       {"session_bytes", client.session_bytes},
@@ -393,7 +397,9 @@ std::string Server::statsJson() const
                     {"device", gpu_.capabilities().name},
                     {"uptime_s", uptime},
                     {"kernel_budget_ms", config_.gpu.kernel_budget_ms},
-                    {"perf_hint", perf_hint ? json(perf_hint) : json(nullptr)}}},
+                    {"perf_hint", perf_hint ? json(perf_hint) : json(nullptr)},
+                    {"implicit_sync", implicit_sync_off_.empty() ? "on" : "off: " + implicit_sync_off_},
+                    {"release_fences", release_fences_ ? "on" : "off: " + release_fences_off_}}},
                   {"clients", clients},
                   {"released_on_disconnect",
                    {{"clients", released_.clients}, {"buffers", released_.buffers}, {"sessions", released_.sessions}}}};

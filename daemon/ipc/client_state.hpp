@@ -15,6 +15,7 @@
 #include "ipc/frame_metrics.hpp"
 #include "memory/imported_buffer.hpp"
 #include "pipeline/session.hpp"
+#include "scheduler/frame_scheduler.hpp"
 
 namespace framecl::ipc {
 
@@ -45,6 +46,25 @@ struct HeldSubmit {
     uint64_t sequence;
     uint64_t queued_ns;
     uint64_t arrival; // its place among every Submit the daemon received, in order
+    // The sync_file the Submit carried: the frame starts once it signals (shared, as
+    // held Submits are copied); null: none.
+    std::shared_ptr<UniqueFd> acquire_fence;
+    bool release_fence = false; // asked for: FrameAccepted brings it when the frame is accepted
+};
+
+// A fence a frame waits for before its first part goes to the GPU (ipc/fence_waits.cpp).
+struct PendingFence {
+    UniqueFd sync_file; // watched by the loop until readable
+    std::string what;   // "input buffer 3's writers", as the frame's error would name it
+};
+
+// A frame accepted with fences not yet signalled: it holds its slot (in flight) and,
+// with the client's later frames, waits in order to be handed to the scheduler.
+struct FencedFrame {
+    scheduler::Frame frame;
+    std::vector<PendingFence> fences; // still pending
+    std::string failure;              // a fence signalled an error: the frame ends Failed
+    uint64_t give_up_ns;              // its deadline, or limits.max_fence_wait_ms after it came
 };
 
 struct ClientState {
@@ -72,6 +92,9 @@ struct ClientState {
     uint32_t next_session = 1;
     uint32_t in_flight = 0; // accepted and not yet done, over all its sessions
     std::deque<HeldSubmit> held;
+    // Accepted, waiting for fences: handed to the scheduler from the front, in order.
+    std::deque<FencedFrame> fenced;
+    uint64_t fence_waits = 0; // frames that found a fence pending and waited for it
     uint64_t gpu_ns = 0; // GPU time of its frames so far
     uint64_t dones_unsent = 0; // dropped because its buffer socket was full: it does not read
 };

@@ -62,10 +62,22 @@ void Server::sendDone(ClientState& client, uint32_t session, uint64_t sequence, 
     }
 }
 
-void Server::onSubmit(ClientState& client, const wire::Submit& submit)
+void Server::onSubmit(ClientState& client, const wire::Submit& submit, std::vector<UniqueFd>& fds,
+                      const std::string& fds_lost)
 {
-    const HeldSubmit fields{submit.session(), submit.input_buffer(), submit.output_buffer(), submit.sequence(),
-                            monotonicNs(), next_arrival_++};
+    HeldSubmit fields{submit.session(), submit.input_buffer(), submit.output_buffer(), submit.sequence(),
+                      monotonicNs(), next_arrival_++, nullptr, submit.release_fence()};
+    auto acquire_fence = receiveAcquireFence(submit, fds, fds_lost);
+    if (!acquire_fence) {
+        if (auto state = client.sessions.find(fields.session); state != client.sessions.end()) {
+            ++state->second.counters.failed;
+            scheduler_.skipped(client.id, fields.session, fields.arrival);
+        }
+        sendDone(client, fields.session, fields.sequence,
+                 {wire::FrameStatus::Failed, acquire_fence.error().message, fields.queued_ns, 0, monotonicNs(), {}});
+        return;
+    }
+    fields.acquire_fence = std::move(*acquire_fence);
     auto frame = acceptFrame(client, fields);
     if (!frame) {
         sendDone(client, fields.session, fields.sequence,
@@ -80,7 +92,7 @@ void Server::onSubmit(ClientState& client, const wire::Submit& submit)
         feed();
         return;
     }
-    queueFrame(client, state, std::move(*frame));
+    queueFrame(client, state, std::move(*frame), fields);
     feed();
 }
 
@@ -150,14 +162,7 @@ void Server::applyBackpressure(ClientState& client, SessionState& state, const H
                          submit.session));
         return;
     }
-    queueFrame(client, state, std::move(frame));
-}
-
-void Server::queueFrame(ClientState& client, SessionState& state, scheduler::Frame frame)
-{
-    ++client.in_flight;
-    ++state.in_flight;
-    scheduler_.submit(std::move(frame));
+    queueFrame(client, state, std::move(frame), submit);
 }
 
 void Server::admitHeld(ClientState& client)
@@ -171,7 +176,7 @@ void Server::admitHeld(ClientState& client)
                      {frame.error().status, frame.error().error, submit.queued_ns, 0, monotonicNs(), {}});
             continue;
         }
-        queueFrame(client, client.sessions.at(submit.session), std::move(*frame));
+        queueFrame(client, client.sessions.at(submit.session), std::move(*frame), submit);
     }
 }
 
@@ -220,6 +225,8 @@ void Server::frameEnded(const scheduler::FrameEnd& end)
 
 void Server::gpuLost(const std::string& reason)
 {
+    for (auto& [token, client] : clients_)
+        endEveryFencedFrame(client, wire::FrameStatus::Failed, reason);
     for (auto& [token, client] : clients_)
         for (const HeldSubmit& submit : std::exchange(client.held, {}))
             sendDone(client, submit.session, submit.sequence,
@@ -279,6 +286,7 @@ void Server::onSchedulerTimer()
     [[maybe_unused]] ssize_t got = read(scheduler_timer_.get(), &expirations, sizeof expirations);
     scheduler_timer_at_.reset(); // it fired: disarmed, whatever was set
     const auto now = std::chrono::steady_clock::now();
+    expireFencedFrames(monotonicNs());
     scheduler_.tick();
     for (auto it = traces_.begin(); it != traces_.end();) {
         if (now < it->ends) {
@@ -302,6 +310,7 @@ void Server::armSchedulerTimer()
     uint64_t earliest = scheduler_.nextWakeNs().value_or(UINT64_MAX);
     if (next_status_ns_)
         earliest = std::min(earliest, next_status_ns_);
+    earliest = std::min(earliest, nextFenceGiveUpNs().value_or(UINT64_MAX));
     for (const OpenTrace& trace : traces_)
         earliest = std::min(earliest, monotonicNs(trace.ends));
 
@@ -324,7 +333,7 @@ void Server::drain(std::chrono::milliseconds timeout)
         size_t held = 0;
         for (const auto& [token, client] : clients_)
             held += client.held.size();
-        return scheduler_.framesLeft() + held;
+        return scheduler_.framesLeft() + held + fenced_frames_;
     };
     if (waiting() == 0)
         return;
@@ -335,6 +344,9 @@ void Server::drain(std::chrono::milliseconds timeout)
     feed();
     while (waiting() > 0 && std::chrono::steady_clock::now() < deadline) {
         std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        for (auto& [token, client] : clients_)
+            releaseFencedFrames(client);
+        expireFencedFrames(monotonicNs());
         onCompletions();
     }
 }

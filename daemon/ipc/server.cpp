@@ -20,6 +20,7 @@
 #include "gpu/cl_error.hpp"
 #include "ipc/client_text.hpp"
 #include "ipc/socket_files.hpp"
+#include "memory/sync_file.hpp"
 #include "service/open_file_limit.hpp"
 
 namespace framecl::ipc {
@@ -51,6 +52,17 @@ Server::Server(const config::Config& config, const gpu::GpuContext& gpu, pipelin
     std::string why;
     recording_ = gpu::chooseRecordingMode(gpu.capabilities(), gpu.vendor(), config.gpu.recording, &why);
     log::get("pipeline")->info("recording: {}{}", gpu::recordingModeName(recording_), why.empty() ? "" : " (" + why + ")");
+    if (std::string why = memory::implicitSyncUnavailable(); !why.empty())
+        turnImplicitSyncOff(why);
+    else
+        log::get("ipc")->info("implicit sync: a frame starts once the fences on its dma-bufs have signalled");
+    if (auto fences = gpu::ReleaseFences::open(gpu)) {
+        release_fences_ = std::move(*fences);
+        log::get("ipc")->info("release fences: offered (cl_khr_external_semaphore_sync_fd)");
+    } else {
+        release_fences_off_ = fences.error().message;
+        log::get("ipc")->info("release fences: not offered: {}", release_fences_off_);
+    }
     setUpTuner();
 }
 
@@ -94,11 +106,14 @@ Result<std::unique_ptr<Server>> Server::start(const config::Config& config, cons
 
 void Server::raiseFileLimit()
 {
-    // Each client's buffers and its buffer connection, as many unbound connections, and
+    // Each client's buffers, its buffer connection, as many unbound connections, the
+    // fences of its frames in flight (three each) and of its held Submits (one each), and
     // the daemon's own: sockets, timers, the driver's files, the spare.
     constexpr uint64_t daemon_fds = 256;
     const auto& limits = config_.limits;
-    const uint64_t wanted = uint64_t(limits.max_clients) * (limits.max_buffers_per_client + 2) + daemon_fds;
+    const uint64_t wanted =
+        uint64_t(limits.max_clients) * (limits.max_buffers_per_client + 2 + 4 * limits.max_inflight_per_client) +
+        daemon_fds;
     const auto raised = service::raiseOpenFileLimit(wanted);
     if (!raised)
         log::get("ipc")->warn("{}", raised.error().message);
@@ -398,7 +413,8 @@ void Server::onHello(const std::string& identity, const wire::Hello& hello)
     }
     const std::string device = gpu_.capabilities().name;
     auto welcome = wire::CreateWelcomeDirect(builder, protocol::protocol_version, token.c_str(), FRAMECL_VERSION,
-                                             device.c_str(), config_.daemon.buffer_socket.c_str(), &pipelines);
+                                             device.c_str(), config_.daemon.buffer_socket.c_str(), &pipelines,
+                                             release_fences_ != nullptr);
     const log::ScopedFields about({name, {}, {}});
     logger->debug("Hello from '{}'", name);
     send(identity, protocol::finishEnvelope(builder, welcome));
@@ -492,6 +508,8 @@ void Server::dropClient(const std::string& token, bool disconnected)
         }
     if (!opening.empty())
         preparer_.cancel(opening);
+    for (FencedFrame& fenced : client.fenced)
+        leaveFenceQueue(fenced); // their Dones would go nowhere
     clients_.erase(it); // frames on the GPU keep their buffers and session until they end
     scheduler_.removeClient(client_id);
     feed();

@@ -21,6 +21,7 @@
 #include "config/config.hpp"
 #include "framecl_generated.h"
 #include "gpu/context.hpp"
+#include "gpu/release_fences.hpp"
 #include "gpu/replay.hpp"
 #include "ipc/client_state.hpp"
 #include "ipc/event_tally.hpp"
@@ -128,7 +129,9 @@ private:
     void onReleaseBuffers(ClientState& client, const wire::ReleaseBuffers& request);
     void onStats(ClientState& client, const wire::StatsRequest& request);
     void onTrace(ClientState& client, const wire::TraceRequest& request);
-    void onSubmit(ClientState& client, const wire::Submit& submit);
+    // `fds`, `fds_lost`: what the Submit's packet carried (protocol::Packet).
+    void onSubmit(ClientState& client, const wire::Submit& submit, std::vector<UniqueFd>& fds,
+                  const std::string& fds_lost);
     void sendDone(ClientState& client, uint32_t session, uint64_t sequence, const DoneFields& done);
 
     // Frames (frames.cpp): a Submit checked and handed to the scheduler, held, or
@@ -136,7 +139,32 @@ private:
     tl::expected<scheduler::Frame, Refusal> acceptFrame(ClientState& client, const HeldSubmit& submit);
     void applyBackpressure(ClientState& client, SessionState& state, const HeldSubmit& submit,
                            scheduler::Frame frame);
-    void queueFrame(ClientState& client, SessionState& state, scheduler::Frame frame);
+    // Fences (fence_waits.cpp). A frame accepted takes a slot and goes to the scheduler
+    // once the fences it must wait for have signalled: its Submit's acquire fence and
+    // those on its dma-bufs. No thread waits: the loop watches each pending sync_file.
+    Result<std::shared_ptr<UniqueFd>> receiveAcquireFence(const wire::Submit& submit, std::vector<UniqueFd>& fds,
+                                                          const std::string& fds_lost);
+    // `submit`: its acquire fence, and whether it asked for a release fence, which
+    // FrameAccepted then brings at once.
+    void queueFrame(ClientState& client, SessionState& state, scheduler::Frame frame, const HeldSubmit& submit);
+    // The frame's release fence made and sent; why not, where it could not be.
+    std::string sendReleaseFence(ClientState& client, scheduler::Frame& frame);
+    void onFenceReadable(uint64_t client_id, int fd);
+    // Says why at warning level, once: dma-bufs' fences are not exported from now on.
+    void turnImplicitSyncOff(std::string why);
+    // Ends the frames whose fences failed, then hands those at the front that wait for
+    // nothing to the scheduler.
+    void releaseFencedFrames(ClientState& client);
+    // Frames past their deadline or limits.max_fence_wait_ms end Dropped or Failed.
+    void expireFencedFrames(uint64_t now_ns);
+    std::optional<uint64_t> nextFenceGiveUpNs() const;
+    // A frame out of the fence queue without running: Done with `status`.
+    void endFencedFrame(ClientState& client, FencedFrame& fenced, wire::FrameStatus status, const std::string& error);
+    // Each of the client's waiting frames (of `session_id` only, where given) so ended.
+    void endEveryFencedFrame(ClientState& client, wire::FrameStatus status, const std::string& error,
+                             std::optional<uint32_t> session_id = std::nullopt);
+    // A frame leaves the fence queue: the loop stops watching its fences.
+    void leaveFenceQueue(FencedFrame& fenced);
     void admitHeld(ClientState& client);
     // Every client's held Submits into the slots that frames ending freed, then the GPU fed.
     void feed();
@@ -237,6 +265,10 @@ private:
     pipeline::SessionPreparer preparer_; // after what its sessions use; its thread stops first
     scheduler::FrameScheduler scheduler_;
     uint64_t next_arrival_ = 1;
+    size_t fenced_frames_ = 0;       // in every client's fence queue
+    std::string implicit_sync_off_;  // why dma-bufs' fences are not waited for; empty: they are
+    std::unique_ptr<gpu::ReleaseFences> release_fences_; // null where the device cannot make them:
+    std::string release_fences_off_;                     // why
     uint64_t next_client_id_ = 1;
     std::vector<OpenTrace> traces_;
     ReleasedOnDisconnect released_;

@@ -58,6 +58,8 @@ public:
     ImportPath path() const { return path_; }
     FdKind kind() const { return info_.kind; }
     uint64_t size() const { return info_.size; }
+    // The client's fd, for the dma-buf's fences (memory/sync_file.hpp).
+    int fd() const { return fd_.get(); }
     // DMA_BUF_IOCTL_SYNC calls the kernel took for this buffer (START and END each
     // count): two per use of a dma-buf the runtime reaches through our mapping.
     uint64_t cpuSyncs() const { return cpu_syncs_; }

@@ -28,6 +28,7 @@
 
 #include "config/config.hpp"
 #include "gpu/context.hpp"
+#include "gpu/release_fences.hpp"
 #include "memory/imported_buffer.hpp"
 #include "pipeline/client_frame.hpp"
 #include "pipeline/session.hpp"
@@ -50,6 +51,9 @@ struct Frame {
     uint64_t queued_ns;   // when its Submit came (CLOCK_MONOTONIC)
     uint64_t arrival;     // its place among every Submit the owner received, in order
     uint64_t deadline_ns; // by which it must start (CLOCK_MONOTONIC); 0: none
+    // Its client's release fence signals when the last holder lets go, after the frame
+    // ended (gpu/release_fences.hpp); null: none was asked for.
+    std::shared_ptr<gpu::ReleaseGate> release_gate{};
 };
 
 enum class Outcome { Ran, Failed, Dropped };

@@ -177,6 +177,29 @@ int framecl_close_session(framecl_client* client, uint32_t session);
  * be reached again within the timeout. */
 int framecl_submit(framecl_client* client, uint32_t session, uint32_t input_buffer, uint32_t output_buffer,
                    uint64_t sequence);
+/* framecl_submit() with fences (docs/protocol.md, Fences).
+ *
+ * `acquire_fence` is a sync_file (from a producer's DMA_BUF_IOCTL_EXPORT_SYNC_FILE, a
+ * GPU driver, a V4L2 or DRM fence) that signals when the input is written: the daemon
+ * receives its own copy and starts the frame once it has signalled, without any thread
+ * waiting; the caller keeps and closes its fd. A fence that signals an error fails the
+ * frame, and one still pending at the session's deadline or after the daemon's
+ * limits.max_fence_wait_ms ends it. -1: none. -EBADF for an fd that is not open; one
+ * that is no sync_file comes back as a failed done.
+ *
+ * `release_fence` (NULL: none wanted) asks for a sync_file that signals once the frame
+ * has ended and its output is complete, and waits for the daemon to accept the frame
+ * (a round trip, not the frame's run): *release_fence is then that fd, the caller's to
+ * close, to hand on with the output to its next consumer before the done comes; -1
+ * where the frame was refused at once (its done says why). Where the device cannot make
+ * them (framecl_offers_release_fences() is 0) the frame fails. The fence signals
+ * however the frame ends: the done says whether the output is valid. */
+int framecl_submit_fenced(framecl_client* client, uint32_t session, uint32_t input_buffer,
+                          uint32_t output_buffer, uint64_t sequence, int acquire_fence,
+                          int* release_fence);
+/* 1 where the daemon's device can make release fences
+ * (cl_khr_external_semaphore_sync_fd), else 0. */
+int framecl_offers_release_fences(const framecl_client* client);
 
 enum framecl_frame_status {
     FRAMECL_FRAME_OK = 0,

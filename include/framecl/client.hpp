@@ -134,11 +134,25 @@ class Client {
     }
     void closeSession(uint32_t session) { check(framecl_close_session(client_.get(), session)); }
 
-    // Queues one frame (framecl_submit()).
-    void submit(uint32_t session, uint32_t input_buffer, uint32_t output_buffer, uint64_t sequence)
+    // Queues one frame (framecl_submit()); with `acquire_fence`, a sync_file the frame
+    // starts after (framecl_submit_fenced()).
+    void submit(uint32_t session, uint32_t input_buffer, uint32_t output_buffer, uint64_t sequence,
+                int acquire_fence = -1)
     {
-        check(framecl_submit(client_.get(), session, input_buffer, output_buffer, sequence));
+        check(framecl_submit_fenced(client_.get(), session, input_buffer, output_buffer, sequence,
+                                    acquire_fence, nullptr));
     }
+    // Queues one frame and returns its release fence, a sync_file the caller closes (-1:
+    // the frame was refused at once; its done says why). framecl_submit_fenced().
+    int submitForFence(uint32_t session, uint32_t input_buffer, uint32_t output_buffer,
+                       uint64_t sequence, int acquire_fence = -1)
+    {
+        int release_fence = -1;
+        check(framecl_submit_fenced(client_.get(), session, input_buffer, output_buffer, sequence,
+                                    acquire_fence, &release_fence));
+        return release_fence;
+    }
+    bool offersReleaseFences() const { return framecl_offers_release_fences(client_.get()) == 1; }
 
     // The next done, or nothing if none came within `timeout_ms` (0: do not wait, -1:
     // wait forever). Throws for the other failures, -ENOTCONN among them

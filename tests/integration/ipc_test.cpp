@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <sys/wait.h>
 #include <zmq.hpp>
@@ -245,6 +246,49 @@ TEST_CASE("a Submit naming unknown buffers is refused and one with a mismatched 
     const framecl_done done = nextDone(client);
     CHECK(done.status == FRAMECL_FRAME_FAILED);
     CHECK(contains(done.error, "output buffer holds R8 16x8, the session writes R8 16x16"));
+}
+
+TEST_CASE("an acquire fence that is no sync_file fails its frame alone, a closed fd is refused at once, and a "
+          "release fence the device cannot make fails its frame")
+{
+    RunningDaemon daemon;
+    Client client = connectTo(daemon);
+    uint32_t session = 0;
+    REQUIRE(framecl_open_session(client, "copy", DRM_FORMAT_R8, 16, 16, nullptr, 0, &session, nullptr) == 0);
+    uint64_t size = 0;
+    const auto layout = packed(DRM_FORMAT_R8, 16, 16, &size);
+    framecl::UniqueFd in, out;
+    const uint32_t in_id = registerMemfd(client, layout, size, in);
+    const uint32_t out_id = registerMemfd(client, layout, size, out);
+
+    int pipe_fds[2];
+    REQUIRE(pipe2(pipe_fds, O_CLOEXEC) == 0);
+    const framecl::UniqueFd read_end(pipe_fds[0]), write_end(pipe_fds[1]);
+    REQUIRE(framecl_submit_fenced(client, session, in_id, out_id, 1, read_end.get(), nullptr) == 0);
+    const framecl_done refused = nextDone(client);
+    CHECK(refused.status == FRAMECL_FRAME_FAILED);
+    CHECK_MESSAGE(contains(refused.error, "the Submit's acquire fence is not a sync_file"), refused.error);
+
+    CHECK(framecl_submit_fenced(client, session, in_id, out_id, 2, 1000, nullptr) == -EBADF);
+    CHECK(contains(framecl_last_error(client), "not an open file descriptor"));
+
+    // -1: no fence, as framecl_submit().
+    REQUIRE(framecl_submit_fenced(client, session, in_id, out_id, 3, -1, nullptr) == 0);
+    const framecl_done done = nextDone(client);
+    CHECK(done.sequence == 3);
+    CHECK_MESSAGE(done.status == FRAMECL_FRAME_OK, done.error);
+    CHECK(stats(client)["clients"][0]["fence_waits"] == 0);
+
+    // PoCL cannot export a semaphore as a sync_file: a release fence asked for fails
+    // the frame, with the reason, and no fence comes.
+    CHECK(framecl_offers_release_fences(client) == 0);
+    int release = 7;
+    REQUIRE(framecl_submit_fenced(client, session, in_id, out_id, 4, -1, &release) == 0);
+    CHECK(release == -1);
+    const framecl_done unfenced = nextDone(client);
+    CHECK(unfenced.status == FRAMECL_FRAME_FAILED);
+    CHECK_MESSAGE(contains(unfenced.error, "no release fence: the device offers no cl_khr_external_semaphore_sync_fd"),
+                  unfenced.error);
 }
 
 TEST_CASE("a client cannot reach another client's sessions or buffers")

@@ -355,8 +355,9 @@ TEST_CASE("framecld raises its open-file limit to what its limits let clients ho
 
     rlimit theirs{};
     REQUIRE(prlimit(daemon->pid(), RLIMIT_NOFILE, nullptr, &theirs) == 0);
-    // The defaults: 16 clients x (64 buffers + 2 connections) + 256 of the daemon's own.
-    const rlim_t wanted = 16 * (64 + 2) + 256;
+    // The defaults: 16 clients x (64 buffers + 2 connections + 4 fences for each of 4
+    // frames in flight) + 256 of the daemon's own.
+    const rlim_t wanted = 16 * (64 + 2 + 4 * 4) + 256;
     CHECK(theirs.rlim_cur == std::min(wanted, ours.rlim_max));
 }
 

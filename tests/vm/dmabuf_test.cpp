@@ -18,6 +18,7 @@
 
 #include "child_process.hpp"
 #include "daemon_client.hpp"
+#include "dmabuf_frame.hpp"
 #include "guest_daemon.hpp"
 #include "reference_color.hpp"
 #include "temp_dir.hpp"
@@ -27,59 +28,6 @@ using namespace framecl::test;
 using framecl::UniqueFd;
 
 namespace {
-
-// A frame buffer the test reads and writes as the camera would: mapped, each access
-// bracketed by the CPU-access calls.
-struct DmaBufFrame {
-    framecl_frame_layout layout{};
-    uint64_t size = 0;
-    UniqueFd fd;
-    uint32_t id = 0;
-    uint8_t* bytes = nullptr;
-
-    DmaBufFrame(framecl_client* client, const framecl_frame_layout& frame_layout) : layout(frame_layout)
-    {
-        fd = vgemBuffer(framecl_layout_end(&layout));
-        size = uint64_t(lseek(fd.get(), 0, SEEK_END));
-        void* mapping = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0);
-        REQUIRE(mapping != MAP_FAILED);
-        bytes = static_cast<uint8_t*>(mapping);
-        REQUIRE_MESSAGE(framecl_register_buffer(client, fd.get(), &layout, &id) == 0, std::string(framecl_last_error(client)));
-    }
-    ~DmaBufFrame() { munmap(bytes, size); }
-    DmaBufFrame(const DmaBufFrame&) = delete;
-    DmaBufFrame& operator=(const DmaBufFrame&) = delete;
-
-    // Plane `p` written from `packed` (rows of `row` bytes), the padding left alone.
-    void writePlane(uint32_t p, const std::vector<uint8_t>& packed, uint32_t row, uint32_t rows)
-    {
-        REQUIRE(framecl_begin_cpu_access(fd.get(), FRAMECL_CPU_WRITE) == 0);
-        for (uint32_t r = 0; r < rows; ++r)
-            std::memcpy(bytes + layout.planes[p].offset + size_t(r) * layout.planes[p].stride, &packed[size_t(r) * row],
-                        row);
-        REQUIRE(framecl_end_cpu_access(fd.get(), FRAMECL_CPU_WRITE) == 0);
-    }
-
-    // Plane `p` read back without its padding.
-    std::vector<uint8_t> readPlane(uint32_t p, uint32_t row, uint32_t rows) const
-    {
-        std::vector<uint8_t> packed(size_t(row) * rows);
-        REQUIRE(framecl_begin_cpu_access(fd.get(), FRAMECL_CPU_READ) == 0);
-        for (uint32_t r = 0; r < rows; ++r)
-            std::memcpy(&packed[size_t(r) * row], bytes + layout.planes[p].offset + size_t(r) * layout.planes[p].stride,
-                        row);
-        REQUIRE(framecl_end_cpu_access(fd.get(), FRAMECL_CPU_READ) == 0);
-        return packed;
-    }
-};
-
-std::vector<uint8_t> noise(size_t bytes, std::mt19937& random)
-{
-    std::vector<uint8_t> values(bytes);
-    for (auto& value : values)
-        value = uint8_t(random());
-    return values;
-}
 
 // NV12 with rows padded past the width and the chroma plane a page past the luma.
 framecl_frame_layout paddedNv12(uint32_t width, uint32_t height)
@@ -121,17 +69,6 @@ framecl_done frame(framecl_client* client, uint32_t session, const DmaBufFrame& 
     REQUIRE_MESSAGE(done.status == FRAMECL_FRAME_OK, done.error);
     CHECK(done.sequence == sequence);
     return done;
-}
-
-// This client's entry of the daemon's stats.
-nlohmann::json statsOf(framecl_client* client, const std::string& name)
-{
-    const nlohmann::json all = stats(client);
-    for (const auto& entry : all["clients"])
-        if (entry["name"] == name)
-            return entry;
-    FAIL("no client named " << name << " in stats");
-    return {};
 }
 
 } // namespace

@@ -1,8 +1,8 @@
 // The framecl GStreamer element (gst/) fed real dma-bufs, in the guest: RGBA frames in
 // vgem buffers, wrapped as GstDmaBufMemory and pushed from an appsrc as a camera source
-// hands them out (v4l2src io-mode=dmabuf, qtiqmmfsrc). The element must register each
-// buffer's own fd with framecld once and reuse it, copying nothing; every output equal
-// to the CPU reference.
+// hands them out (qtiqmmfsrc), and vivid's NV12 frames from v4l2src io-mode=dmabuf. The
+// element must register each buffer's own fd with framecld once and reuse it, copying
+// nothing; every output equal to the CPU reference.
 #include <cstring>
 #include <random>
 #include <vector>
@@ -129,5 +129,39 @@ TEST_CASE("GStreamer: RGBA frames in vgem dma-bufs reach framecld as they are, e
     // no frame went through a copy.
     CHECK(stats["dma_buf_syncs"] == 2 * frames);
     REQUIRE(gst_app_src_end_of_stream(source) == GST_FLOW_OK);
+    CHECK_FALSE(nextSample(pipeline));
+}
+
+TEST_CASE("GStreamer: v4l2src io-mode=dmabuf from vivid through framecl, each output against the CPU reference")
+{
+    GuestDaemon daemon;
+    constexpr int w = 320, h = 180, frames = 6;
+    // The tee's second branch keeps each capture for the reference: a sample holds its
+    // buffer, so vivid cannot refill it before the test has read it.
+    RunningPipeline pipeline("v4l2src device=" + vividCaptureNode() + " io-mode=dmabuf num-buffers=" +
+                             std::to_string(frames) + " ! video/x-raw,format=NV12,width=" + std::to_string(w) +
+                             ",height=" + std::to_string(h) + " ! tee name=t ! queue ! framecl pipeline=rgb socket=" +
+                             (*daemon).socket().string() + " timeout-ms=" + std::to_string(guest_request_timeout_ms) +
+                             " ! appsink name=sink sync=false t. ! queue ! appsink name=capture sync=false");
+    for (int i = 0; i < frames; ++i) {
+        CAPTURE(i);
+        auto output = nextSample(pipeline);
+        REQUIRE_MESSAGE(output, "framecl ended after " << i << " frames");
+        auto captured = nextSample(pipeline, "capture");
+        REQUIRE(captured);
+        CHECK(GST_BUFFER_PTS(gst_sample_get_buffer(output->get())) ==
+              GST_BUFFER_PTS(gst_sample_get_buffer(captured->get())));
+        CHECK(sampleFormat(output->get()) == "RGBA 320x180");
+        const auto nv12 = packedFrame(captured->get());
+        REQUIRE(nv12.size() == size_t(w) * h * 3 / 2);
+        const std::vector<uint8_t> luma(nv12.begin(), nv12.begin() + ptrdiff_t(w) * h);
+        const std::vector<uint8_t> chroma(nv12.begin() + ptrdiff_t(w) * h, nv12.end());
+        CHECK(packedFrame(output->get()) == nv12ToAbgr(luma, chroma, w, h, YuvMatrix::Bt601, YuvRange::Limited));
+    }
+    // vivid's own buffers reached framecld as dma-bufs: no copy.
+    const nlohmann::json stats = elementStats(*daemon);
+    INFO(stats.dump());
+    CHECK(stats["buffer_kinds"]["dma-buf"].get<int>() >= 1);
+    CHECK(stats["dma_buf_syncs"] == 2 * frames);
     CHECK_FALSE(nextSample(pipeline));
 }

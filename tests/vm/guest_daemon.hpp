@@ -4,11 +4,14 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <string>
 
 #include <doctest/doctest.h>
 
 #include "base/unique_fd.hpp"
+#include "daemon_client.hpp"
 #include "daemon_fixture.hpp"
 #include "framecl/client.h"
 #include "temp_dir.hpp"
@@ -33,12 +36,42 @@ inline UniqueFd vgemBuffer(uint64_t size)
     return UniqueFd(fd);
 }
 
+// vivid's video capture node: the one whose name ends in "vid-cap".
+inline std::string vividCaptureNode()
+{
+    for (const auto& entry : std::filesystem::directory_iterator("/sys/class/video4linux")) {
+        std::ifstream name_file(entry.path() / "name");
+        std::string name;
+        std::getline(name_file, name);
+        if (name.starts_with("vivid") && name.ends_with("vid-cap"))
+            return "/dev/" + entry.path().filename().string();
+    }
+    FAIL("no vivid capture node under /sys/class/video4linux (run-in-guest loads vivid)");
+    return {};
+}
+
+// This client's entry of the daemon's stats.
+inline nlohmann::json statsOf(framecl_client* client, const std::string& name)
+{
+    const nlohmann::json all = stats(client);
+    for (const auto& entry : all["clients"])
+        if (entry["name"] == name)
+            return entry;
+    FAIL("no client named " << name << " in stats");
+    return {};
+}
+
 // A framecld with the colour plugin alone, which serves every pipeline here: each
 // program it builds costs a minute of the guest's emulated CPU the first time (PoCL's
 // cache keeps them from run to run). No tuning: it would build and run variants there.
 class GuestDaemon {
 public:
-    GuestDaemon() : daemon_(pipelines, "plugin_dirs = [\"" + pluginDir().string() + "\"]\n", {}, guest_wait) {}
+    // `limits`: keys of [limits] for this daemon; `env`, added to its environment.
+    explicit GuestDaemon(const std::string& limits = "", std::map<std::string, std::string> env = {})
+        : daemon_("[limits]\n" + limits + pipelines, "plugin_dirs = [\"" + pluginDir().string() + "\"]\n",
+                  std::move(env), guest_wait)
+    {
+    }
     const RunningDaemon& operator*() const { return daemon_; }
 
 private:

@@ -22,20 +22,6 @@ using namespace framecl::test;
 
 namespace {
 
-// vivid's video capture node: the one whose name ends in "vid-cap".
-std::string vividCaptureNode()
-{
-    for (const auto& entry : std::filesystem::directory_iterator("/sys/class/video4linux")) {
-        std::ifstream name_file(entry.path() / "name");
-        std::string name;
-        std::getline(name_file, name);
-        if (name.starts_with("vivid") && name.ends_with("vid-cap"))
-            return "/dev/" + entry.path().filename().string();
-    }
-    FAIL("no vivid capture node under /sys/class/video4linux (run-in-guest loads vivid)");
-    return {};
-}
-
 std::vector<uint8_t> readFile(const std::filesystem::path& path)
 {
     std::ifstream file(path, std::ios::binary);
