@@ -71,6 +71,8 @@ Result<ReleaseFences::Fence> ReleaseFences::create() const
     err = vendor.clEnqueueSignalSemaphoresKHR(queue_(), 1, &semaphore, nullptr, 1, &gate, nullptr);
     if (err != CL_SUCCESS)
         return fail(clFailure("clEnqueueSignalSemaphoresKHR", err, "a release fence"));
+    // Submitted now, so that opening the gate is all its signal waits for.
+    clFlush(queue_());
     int fd = -1;
     err = vendor.clGetSemaphoreHandleForTypeKHR(semaphore, device, CL_SEMAPHORE_HANDLE_SYNC_FD_KHR, sizeof fd, &fd,
                                                 nullptr);

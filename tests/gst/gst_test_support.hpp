@@ -141,14 +141,16 @@ inline std::vector<uint8_t> packedFrame(GstSample* sample)
 // A sample, unreffed in one place.
 using Sample = std::unique_ptr<GstSample, void (*)(GstSample*)>;
 
-// The next sample of `sink`; nothing at EOS. A stall or an error fails the test with
-// what the bus says.
-inline std::optional<Sample> nextSample(const RunningPipeline& pipeline, const char* sink = "sink")
+// The next sample of `sink`; nothing at EOS. A stall (nothing within `timeout`) or an
+// error fails the test with what the bus says.
+inline std::optional<Sample> nextSample(const RunningPipeline& pipeline, const char* sink = "sink",
+                                        std::chrono::seconds timeout = std::chrono::seconds(30))
 {
-    GstSample* sample = gst_app_sink_try_pull_sample(pipeline.sink(sink), 30 * GST_SECOND);
+    GstSample* sample = gst_app_sink_try_pull_sample(pipeline.sink(sink), timeout.count() * GST_SECOND);
     if (sample)
         return Sample(sample, gst_sample_unref);
-    REQUIRE_MESSAGE(gst_app_sink_is_eos(pipeline.sink(sink)), "no frame within 30 s: " << pipeline.firstError());
+    REQUIRE_MESSAGE(gst_app_sink_is_eos(pipeline.sink(sink)),
+                    "no frame within " << timeout.count() << " s: " << pipeline.firstError());
     return std::nullopt;
 }
 

@@ -114,7 +114,7 @@ TEST_CASE("GStreamer: RGBA frames in vgem dma-bufs reach framecld as they are, e
         GstBuffer* buffer = input.push();
         GST_BUFFER_PTS(buffer) = i * GST_SECOND / 30;
         REQUIRE(gst_app_src_push_buffer(source, buffer) == GST_FLOW_OK);
-        auto output = nextSample(pipeline);
+        auto output = nextSample(pipeline, "sink", guest_wait);
         REQUIRE_MESSAGE(output, "framecl ended after " << i << " frames");
         CHECK(sampleFormat(output->get()) == "GRAY8 75x41");
         CHECK(packedFrame(output->get()) == lumaPlane(pixels));
@@ -145,9 +145,11 @@ TEST_CASE("GStreamer: v4l2src io-mode=dmabuf from vivid through framecl, each ou
                              " ! appsink name=sink sync=false t. ! queue ! appsink name=capture sync=false");
     for (int i = 0; i < frames; ++i) {
         CAPTURE(i);
-        auto output = nextSample(pipeline);
+        // The first frame opens the session: PoCL compiles its kernels on the guest's
+        // emulated CPU, on a loaded machine.
+        auto output = nextSample(pipeline, "sink", guest_wait);
         REQUIRE_MESSAGE(output, "framecl ended after " << i << " frames");
-        auto captured = nextSample(pipeline, "capture");
+        auto captured = nextSample(pipeline, "capture", guest_wait);
         REQUIRE(captured);
         CHECK(GST_BUFFER_PTS(gst_sample_get_buffer(output->get())) ==
               GST_BUFFER_PTS(gst_sample_get_buffer(captured->get())));
