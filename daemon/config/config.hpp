@@ -60,7 +60,8 @@ struct Limits {
     uint64_t max_bytes_per_client = 512ull << 20;
     uint32_t max_inflight_per_client = 4;
     uint64_t max_frame_pixels = 32ull << 20;
-    // A frame waits this long for its fences before it fails (docs/architecture.md, "Fences").
+    // A frame still waiting for a fence this long after its Submit arrived fails
+    // (docs/architecture.md, "Fences").
     uint32_t max_fence_wait_ms = 15000;
 };
 
