@@ -85,9 +85,9 @@ TEST_CASE("libframecl's DRM allocator hands out real dma-bufs from vgem")
 
 TEST_CASE("NV12 in vgem dma-bufs, padded and with the chroma plane at an offset, through copy and nv12_to_abgr")
 {
-    GuestDaemon daemon;
-    Client client = connectTo(*daemon, "nv12", guest_request_timeout_ms);
-    constexpr uint32_t w = 96, h = 64;
+    const RunningDaemon& daemon = guestDaemon();
+    Client client = connectTo(daemon, "nv12", guest_request_timeout_ms);
+    constexpr uint32_t w = 320, h = 180; // vivid's size too: one set of kernels compiled on the emulated CPU
     const auto in_layout = paddedNv12(w, h);
     DmaBufFrame in(client, in_layout);
     DmaBufFrame copied(client, paddedNv12(w, h));
@@ -122,8 +122,8 @@ TEST_CASE("NV12 in vgem dma-bufs, padded and with the chroma plane at an offset,
 
 TEST_CASE("ABGR8888 in vgem dma-bufs with padded rows, through copy and luma")
 {
-    GuestDaemon daemon;
-    Client client = connectTo(*daemon, "abgr", guest_request_timeout_ms);
+    const RunningDaemon& daemon = guestDaemon();
+    Client client = connectTo(daemon, "abgr", guest_request_timeout_ms);
     constexpr uint32_t w = 75, h = 41; // no multiple of any work-group size
     DmaBufFrame in(client, paddedSingle(DRM_FORMAT_ABGR8888, w, h, 4));
     DmaBufFrame copied(client, paddedSingle(DRM_FORMAT_ABGR8888, w, h, 4));
@@ -146,9 +146,9 @@ TEST_CASE("ABGR8888 in vgem dma-bufs with padded rows, through copy and luma")
 
 TEST_CASE("real dma-bufs that do not fit their layout, and the DRM node itself, are refused; the daemon keeps serving")
 {
-    GuestDaemon daemon;
-    Client client = connectTo(*daemon, "refused", guest_request_timeout_ms);
-    constexpr uint32_t w = 320, h = 240;
+    const RunningDaemon& daemon = guestDaemon();
+    Client client = connectTo(daemon, "refused", guest_request_timeout_ms);
+    constexpr uint32_t w = 320, h = 180;
     const auto layout = paddedNv12(w, h);
     const auto registerError = [&](int fd, const framecl_frame_layout& wanted) {
         uint32_t id = 0;
@@ -158,7 +158,7 @@ TEST_CASE("real dma-bufs that do not fit their layout, and the DRM node itself, 
 
     const UniqueFd small = vgemBuffer(64 * 1024);
     const std::string small_error = registerError(small.get(), layout);
-    CHECK_MESSAGE(contains(small_error, "buffer is 65536 bytes, the NV12 320x240 layout (plane offsets 0, 96256) needs " +
+    CHECK_MESSAGE(contains(small_error, "buffer is 65536 bytes, the NV12 320x180 layout (plane offsets 0, 73216) needs " +
                                             std::to_string(framecl_layout_end(&layout))),
                   small_error);
 
@@ -187,13 +187,13 @@ TEST_CASE("real dma-bufs that do not fit their layout, and the DRM node itself, 
 
 TEST_CASE("the mock camera streams through vgem buffers it allocates itself, each output equal to its input")
 {
-    GuestDaemon daemon;
+    const RunningDaemon& daemon = guestDaemon();
     // Opening a session on the emulated CPU takes seconds (PoCL compiles for the size).
-    const auto run = runToCompletion({requireEnv("FRAMECL_MOCK_CAMERA"), "--socket", (*daemon).socket().string(),
-                                      "--buffers", "vgem", "--pipeline", "copy", "--format", "nv12", "--size", "160x90",
+    const auto run = runToCompletion({requireEnv("FRAMECL_MOCK_CAMERA"), "--socket", daemon.socket().string(),
+                                      "--buffers", "vgem", "--pipeline", "copy", "--format", "nv12", "--size", "320x180",
                                       "--fps", "0", "--frames", "30", "--verify", "--json", "--timeout",
                                       std::to_string(guest_request_timeout_ms)},
-                                     (*daemon).dir().path(), guest_wait);
+                                     daemon.dir().path(), guest_wait);
     INFO(run.err);
     REQUIRE(run.status.code == 0);
     const auto report = nlohmann::json::parse(run.out);

@@ -31,7 +31,7 @@ using framecl::UniqueFd;
 
 namespace {
 
-constexpr uint32_t w = 64, h = 48, row = w * 4;
+constexpr uint32_t w = 75, h = 41, row = w * 4; // as dmabuf_test.cpp's ABGR8888
 
 framecl_frame_layout abgr()
 {
@@ -87,12 +87,19 @@ void streamBeside(framecl_client* client, uint32_t session, DmaBufFrame& in, con
     }
 }
 
-// A frame starts once the write fence on its dma-buf input signals; other clients'
-// frames flow meanwhile.
-void implicitSync(const GuestDaemon& daemon)
+} // namespace
+
+// The guest's framecld has cl_khr_external_semaphore_sync_fd emulated and a fence limit
+// of 8 s (guest_daemon.cpp). The kernel's word on a fence that signalled with an error
+// is mapped in tests/unit/memory/sync_file_test.cpp: nothing here makes one (no
+// SW_SYNC, and vgem's fences expire without an error on this kernel).
+
+TEST_CASE("fences: a frame starts once the write fence on its dma-buf input signals; other clients' frames flow "
+          "meanwhile")
 {
-    Client camera = connectTo(*daemon, "implicit", guest_request_timeout_ms);
-    Client other = connectTo(*daemon, "other", guest_request_timeout_ms);
+    const RunningDaemon& daemon = guestDaemon();
+    Client camera = connectTo(daemon, "implicit", guest_request_timeout_ms);
+    Client other = connectTo(daemon, "other", guest_request_timeout_ms);
     DmaBufFrame in(camera, abgr()), out(camera, abgr());
     const uint32_t session = openCopy(camera);
     DmaBufFrame other_in(other, abgr()), other_out(other, abgr());
@@ -118,11 +125,11 @@ void implicitSync(const GuestDaemon& daemon)
     CHECK(statsOf(camera, "other")["fence_waits"] == 0);
 }
 
-// A Submit's acquire fence: the frame starts when it signals; one that never does ends
-// at limits.max_fence_wait_ms (8000 here) or at the session's deadline.
-void acquireFences(const GuestDaemon& daemon)
+TEST_CASE("fences: a Submit's acquire fence holds its frame; one never signalled ends it at "
+          "limits.max_fence_wait_ms (8000 here) or at the session's deadline")
 {
-    Client camera = connectTo(*daemon, "acquire", guest_request_timeout_ms);
+    const RunningDaemon& daemon = guestDaemon();
+    Client camera = connectTo(daemon, "acquire", guest_request_timeout_ms);
     DmaBufFrame in(camera, abgr()), out(camera, abgr());
     // The producer's own buffer carries the fence; the daemon sees it only as a sync_file.
     const UniqueFd producer_buffer = vgemBuffer(4096);
@@ -177,11 +184,11 @@ void acquireFences(const GuestDaemon& daemon)
     CHECK(statsOf(camera, "acquire")["frames_waiting"] == 0);
 }
 
-// Release fences signal once the output is complete, never before, and two frames
-// chained through fences alone are both right.
-void releaseFences(const GuestDaemon& daemon)
+TEST_CASE("fences: release fences signal once the output is complete, never before, and two frames chained "
+          "through them alone are both right")
 {
-    Client camera = connectTo(*daemon, "release", guest_request_timeout_ms);
+    const RunningDaemon& daemon = guestDaemon();
+    Client camera = connectTo(daemon, "release", guest_request_timeout_ms);
     REQUIRE(framecl_offers_release_fences(camera) == 1);
     DmaBufFrame a(camera, abgr()), b(camera, abgr()), c(camera, abgr());
     const uint32_t session = openCopy(camera);
@@ -218,23 +225,6 @@ void releaseFences(const GuestDaemon& daemon)
         CHECK_MESSAGE(done.status == FRAMECL_FRAME_OK, done.error);
     }
     CHECK(stats(camera)["daemon"]["release_fences"] == "on");
-}
-
-} // namespace
-
-// One daemon for the three, as each guest daemon costs the emulated CPU a start: its
-// cl_khr_external_semaphore_sync_fd emulated, and a fence limit of 8 s: room for the
-// other client's frames beside a waiting one, on a loaded machine's emulated CPU. The kernel's word
-// on a fence that signalled with an error is mapped in
-// tests/unit/memory/sync_file_test.cpp: nothing here makes one (no SW_SYNC, and vgem's
-// fences expire without an error on this kernel).
-TEST_CASE("fences: implicit on dma-bufs, a Submit's acquire fence, release fences")
-{
-    const GuestDaemon daemon("max_fence_wait_ms = 8000\n",
-                             {{"LD_PRELOAD", requireEnv("FRAMECL_SEMAPHORE_EMULATION")}});
-    implicitSync(daemon);
-    acquireFences(daemon);
-    releaseFences(daemon);
 }
 
 // What the implicit path adds to a frame when nothing is pending, the common case: per

@@ -93,10 +93,10 @@ nlohmann::json elementStats(const RunningDaemon& daemon)
 
 TEST_CASE("GStreamer: RGBA frames in vgem dma-bufs reach framecld as they are, each buffer registered once")
 {
-    GuestDaemon daemon;
+    const RunningDaemon& daemon = guestDaemon();
     RunningPipeline pipeline("appsrc name=src format=time caps=video/x-raw,format=RGBA,width=" + std::to_string(width) +
                              ",height=" + std::to_string(height) + ",framerate=30/1 ! framecl pipeline=luma socket=" +
-                             (*daemon).socket().string() + " timeout-ms=" + std::to_string(guest_request_timeout_ms) +
+                             daemon.socket().string() + " timeout-ms=" + std::to_string(guest_request_timeout_ms) +
                              " ! appsink name=sink sync=false");
     GstAppSrc* source = GST_APP_SRC(pipeline.element("src"));
     DmaBufInput inputs[2];
@@ -120,7 +120,7 @@ TEST_CASE("GStreamer: RGBA frames in vgem dma-bufs reach framecld as they are, e
         CHECK(packedFrame(output->get()) == lumaPlane(pixels));
     }
 
-    const nlohmann::json stats = elementStats(*daemon);
+    const nlohmann::json stats = elementStats(daemon);
     INFO(stats.dump());
     // The two dma-bufs themselves, each once (the element's outputs are memfds: the
     // guest's kernel, Debian's, has no DMA-BUF heap).
@@ -134,14 +134,14 @@ TEST_CASE("GStreamer: RGBA frames in vgem dma-bufs reach framecld as they are, e
 
 TEST_CASE("GStreamer: v4l2src io-mode=dmabuf from vivid through framecl, each output against the CPU reference")
 {
-    GuestDaemon daemon;
+    const RunningDaemon& daemon = guestDaemon();
     constexpr int w = 320, h = 180, frames = 6;
     // The tee's second branch keeps each capture for the reference: a sample holds its
     // buffer, so vivid cannot refill it before the test has read it.
     RunningPipeline pipeline("v4l2src device=" + vividCaptureNode() + " io-mode=dmabuf num-buffers=" +
                              std::to_string(frames) + " ! video/x-raw,format=NV12,width=" + std::to_string(w) +
                              ",height=" + std::to_string(h) + " ! tee name=t ! queue ! framecl pipeline=rgb socket=" +
-                             (*daemon).socket().string() + " timeout-ms=" + std::to_string(guest_request_timeout_ms) +
+                             daemon.socket().string() + " timeout-ms=" + std::to_string(guest_request_timeout_ms) +
                              " ! appsink name=sink sync=false t. ! queue ! appsink name=capture sync=false");
     for (int i = 0; i < frames; ++i) {
         CAPTURE(i);
@@ -161,7 +161,7 @@ TEST_CASE("GStreamer: v4l2src io-mode=dmabuf from vivid through framecl, each ou
         CHECK(packedFrame(output->get()) == nv12ToAbgr(luma, chroma, w, h, YuvMatrix::Bt601, YuvRange::Limited));
     }
     // vivid's own buffers reached framecld as dma-bufs: no copy.
-    const nlohmann::json stats = elementStats(*daemon);
+    const nlohmann::json stats = elementStats(daemon);
     INFO(stats.dump());
     CHECK(stats["buffer_kinds"]["dma-buf"].get<int>() >= 1);
     CHECK(stats["dma_buf_syncs"] == 2 * frames);

@@ -1,11 +1,10 @@
 #pragma once
 // What the vm suite's tests share in the guest (README.md here): vgem dma-bufs from
-// libframecl's allocator, and a framecld with the colour plugin alone.
+// libframecl's allocator, vivid's capture node, and one framecld.
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <string>
 
 #include <doctest/doctest.h>
@@ -14,7 +13,6 @@
 #include "daemon_client.hpp"
 #include "daemon_fixture.hpp"
 #include "framecl/client.h"
-#include "temp_dir.hpp"
 #include "test_env.hpp"
 
 namespace framecl::test {
@@ -61,37 +59,14 @@ inline nlohmann::json statsOf(framecl_client* client, const std::string& name)
     return {};
 }
 
-// A framecld with the colour plugin alone, which serves every pipeline here: each
-// program it builds costs a minute of the guest's emulated CPU the first time (PoCL's
-// cache keeps them from run to run). No tuning: it would build and run variants there.
-class GuestDaemon {
-public:
-    // `limits`: keys of [limits] for this daemon; `env`, added to its environment.
-    explicit GuestDaemon(const std::string& limits = "", std::map<std::string, std::string> env = {})
-        : daemon_("[limits]\n" + limits + pipelines, "plugin_dirs = [\"" + pluginDir().string() + "\"]\n",
-                  std::move(env), guest_wait)
-    {
-    }
-    const RunningDaemon& operator*() const { return daemon_; }
+// The guest's framecld, one for the whole run: each start costs the emulated CPU
+// seconds. Started at its first use, with the colour plugin alone, which serves every
+// pipeline here (guest_daemon.cpp says how it is configured); stopped by main.cpp.
+const RunningDaemon& guestDaemon();
 
-private:
-    static inline const std::string pipelines = "[gpu]\ntuning = \"off\"\n"
-                                                "[[pipeline]]\nname = \"luma\"\n"
-                                                "stages = [ { plugin = \"color\", op = \"abgr_to_y\" } ]\n"
-                                                "[[pipeline]]\nname = \"rgb\"\n"
-                                                "stages = [ { plugin = \"color\", op = \"nv12_to_abgr\" } ]\n";
-
-    std::filesystem::path pluginDir() const
-    {
-        const auto plugins = plugins_ / "plugins";
-        std::filesystem::create_directories(plugins);
-        std::filesystem::create_symlink(
-            std::filesystem::path(requireEnv("FRAMECL_PLUGIN_DIR")) / "framecl-color.so", plugins / "framecl-color.so");
-        return plugins;
-    }
-
-    TempDir plugins_;
-    RunningDaemon daemon_;
-};
+// Stops the guest's framecld if it started: "" once it exited cleanly on SIGTERM, or
+// else what went wrong, with its log. Runs after the test cases, where doctest's
+// checks no longer count.
+std::string stopGuestDaemon();
 
 } // namespace framecl::test

@@ -125,7 +125,7 @@ TEST_CASE("khr-dmabuf: each frame acquires its buffers before its commands and r
     const auto set = pipeline::loadPipelineSet(*config, gpu.get(), &programs);
     REQUIRE(set.problems.empty());
 
-    constexpr uint32_t w = 64, h = 48;
+    constexpr uint32_t w = 75, h = 41; // as the other cases' ABGR8888: kernels the guest has compiled
     framecl_frame_layout layout{};
     const uint64_t bytes = framecl_packed_layout(DRM_FORMAT_ABGR8888, w, h, &layout);
     const UniqueFd in_fd = vgemBuffer(bytes), out_fd = vgemBuffer(bytes);

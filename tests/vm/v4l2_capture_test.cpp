@@ -31,13 +31,13 @@ std::vector<uint8_t> readFile(const std::filesystem::path& path)
 
 // framecl-v4l2-capture's JSON report for these arguments after the common ones; it
 // must succeed.
-nlohmann::json capture(const GuestDaemon& daemon, const std::vector<std::string>& arguments)
+nlohmann::json capture(const RunningDaemon& daemon, const std::vector<std::string>& arguments)
 {
     std::vector<std::string> command{requireEnv("FRAMECL_V4L2_CAPTURE"), "--device", vividCaptureNode(),
-                                     "--socket", (*daemon).socket().string(), "--size", "320x180", "--json",
+                                     "--socket", daemon.socket().string(), "--size", "320x180", "--json",
                                      "--timeout", std::to_string(guest_request_timeout_ms)};
     command.insert(command.end(), arguments.begin(), arguments.end());
-    const auto run = runToCompletion(command, (*daemon).dir().path(), guest_wait);
+    const auto run = runToCompletion(command, daemon.dir().path(), guest_wait);
     INFO(run.err);
     INFO(run.out);
     REQUIRE(run.status.code == 0);
@@ -48,7 +48,7 @@ nlohmann::json capture(const GuestDaemon& daemon, const std::vector<std::string>
 
 TEST_CASE("vivid's frames through framecl-v4l2-capture: copy verified, nv12_to_abgr against the CPU reference")
 {
-    GuestDaemon daemon;
+    const RunningDaemon& daemon = guestDaemon();
     for (const std::string io : {"mmap", "dmabuf"}) {
         CAPTURE(io);
         // --buffers vgem: dmabuf mode needs dma-bufs for the device to fill, and the
