@@ -3,7 +3,10 @@
 // on the same kind of buffers (sealed memfds, imported as the device allows):
 //   - latency, one frame in flight: Submit to Done against enqueue to completion, and
 //     where the daemon's time goes, hop by hop, from the Done's timestamps;
-//   - throughput, four frames in flight.
+//   - throughput, four frames in flight;
+//   - two frames chained through a buffer (the first's output the second's input),
+//     the client waiting for the first Done before the second Submit, against both
+//     submitted at once and ordered by the daemon (docs/protocol.md, "Fences").
 // Every output is checked against its input, outside the timed spans: a frame that
 // comes back wrong fails the run. Markdown on stdout; --json for machines.
 #include <algorithm>
@@ -179,12 +182,14 @@ public:
             in_ids_.push_back(registered(buffer));
         for (auto& buffer : buffers.out)
             out_ids_.push_back(registered(buffer));
-        if (framecl_open_session(client, "copy", DRM_FORMAT_NV12, width, height, nullptr, 0, &session_, nullptr))
-            throw std::runtime_error(framecl_last_error(client));
+        for (uint32_t* session : {&session_, &chained_session_})
+            if (framecl_open_session(client, "copy", DRM_FORMAT_NV12, width, height, nullptr, 0, session, nullptr))
+                throw std::runtime_error(framecl_last_error(client));
     }
     ~DaemonSide()
     {
         framecl_close_session(client_, session_);
+        framecl_close_session(client_, chained_session_);
         for (uint32_t id : in_ids_)
             framecl_release_buffer(client_, id);
         for (uint32_t id : out_ids_)
@@ -210,6 +215,36 @@ public:
                 samples.push_back(double(received - submitted) / 1e3);
                 hops.add(submitted, done, received);
             }
+        }
+        return samples;
+    }
+
+    // Chains of two frames, input to output 0 and, in a second session, output 0 to
+    // output 1, each chain `period` after the one before: µs from the first Submit to
+    // the second Done. `wait_between`: the second Submit goes once the first Done came;
+    // otherwise right after the first.
+    std::vector<double> chain(int warmup, int chains, Clock::duration period, bool wait_between)
+    {
+        std::vector<double> samples;
+        const auto start = Clock::now();
+        for (int i = 0; i < warmup + chains; ++i) {
+            const size_t input = size_t(i) % inputs;
+            buffers_.clear(0);
+            buffers_.clear(1);
+            std::this_thread::sleep_until(start + i * period);
+            const uint64_t submitted = monotonicNs();
+            submit(input, 0, uint64_t(2 * i));
+            if (wait_between)
+                next();
+            if (framecl_submit(client_, chained_session_, out_ids_[0], out_ids_[1], uint64_t(2 * i + 1)))
+                throw std::runtime_error(framecl_last_error(client_));
+            if (!wait_between)
+                next();
+            next();
+            const uint64_t received = monotonicNs();
+            buffers_.check(input, 1);
+            if (i >= warmup)
+                samples.push_back(double(received - submitted) / 1e3);
         }
         return samples;
     }
@@ -255,6 +290,7 @@ private:
     framecl_client* client_;
     Buffers& buffers_;
     uint32_t session_ = 0;
+    uint32_t chained_session_ = 0; // the second frame of a chain
     std::vector<uint32_t> in_ids_, out_ids_;
 };
 
@@ -374,6 +410,18 @@ void printTables(const nlohmann::json& report)
                                                    : std::string(" – |");
         fmt::print("{}\n", row);
     }
+    fmt::print("\nTwo frames chained through a buffer (`copy`, then `copy` of its output), one chain in flight, "
+               "µs from the first Submit to the second Done:\n\n");
+    fmt::print("| size | waiting for the first Done: median | p99 | submitted together: median | p99 | "
+               "together − waiting (median) |\n");
+    fmt::print("| --- | ---: | ---: | ---: | ---: | ---: |\n");
+    for (const auto& r : report["results"]) {
+        const auto& waiting = r["chain_us"]["waiting"];
+        const auto& together = r["chain_us"]["together"];
+        fmt::print("| {} | {:.0f} | {:.0f} | {:.0f} | {:.0f} | {:+.0f} |\n", r["size"].get<std::string>(),
+                   waiting["median"].get<double>(), waiting["p99"].get<double>(), together["median"].get<double>(),
+                   together["p99"].get<double>(), together["median"].get<double>() - waiting["median"].get<double>());
+    }
 }
 
 } // namespace
@@ -440,7 +488,7 @@ int main(int argc, char** argv)
             // The two sides take turns, a part of the frames each time, so that a machine
             // whose speed drifts during the run (a shared host, its clocks) weighs on both
             // alike. Each turn after the first warms up briefly again.
-            std::vector<double> daemon_samples, local_samples;
+            std::vector<double> daemon_samples, local_samples, waiting_samples, together_samples;
             double daemon_seconds = 0, local_seconds = 0;
             for (int round = 0; round < rounds; ++round) {
                 const int count = frames / rounds + (round < frames % rounds ? 1 : 0);
@@ -451,10 +499,15 @@ int main(int argc, char** argv)
                     daemon_samples.push_back(sample);
                 for (double sample : local.latency(round_warmup, count, period))
                     local_samples.push_back(sample);
+                for (double sample : daemon.chain(round_warmup, count, period, true))
+                    waiting_samples.push_back(sample);
+                for (double sample : daemon.chain(round_warmup, count, period, false))
+                    together_samples.push_back(sample);
                 daemon_seconds += count / daemon.throughput(count);
                 local_seconds += count / local.throughput(count);
             }
             const auto daemon_latency = summarize(daemon_samples), local_latency = summarize(local_samples);
+            const auto waiting = summarize(waiting_samples), together = summarize(together_samples);
             const double daemon_fps = frames / daemon_seconds, local_fps = frames / local_seconds;
             mismatches += buffers.mismatches;
             results.push_back({{"size", text},
@@ -463,6 +516,9 @@ int main(int argc, char** argv)
                                {"daemon_fps", daemon_fps},
                                {"in_process_fps", local_fps},
                                {"hops_us", hops.json()},
+                               {"chain_us",
+                                {{"waiting", {{"median", waiting.median}, {"p99", waiting.p99}}},
+                                 {"together", {{"median", together.median}, {"p99", together.p99}}}}},
                                {"mismatches", buffers.mismatches}});
         }
     } catch (const std::exception& error) {

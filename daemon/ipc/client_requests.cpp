@@ -376,6 +376,7 @@ std::string Server::statsJson() const
                       {"frames_waiting",
                        scheduler_.framesWaiting(client.id) + client.held.size() + client.fenced.size()},
                       {"fence_waits", client.fence_waits},
+                      {"buffer_waits", client.buffer_waits},
                       {"buffers", client.buffers.size()},
                       {"bytes", client.buffer_bytes},
                       {"session_bytes", client.session_bytes},

@@ -58,13 +58,22 @@ struct PendingFence {
     std::string what;   // "input buffer 3's writers", as the frame's error would name it
 };
 
-// A frame accepted with fences not yet signalled: it holds its slot (in flight) and,
-// with the client's later frames, waits in order to be handed to the scheduler.
+// A frame accepted with fences not yet signalled, or with a buffer that an earlier
+// frame of its client still uses: it holds its slot (in flight) and, with the client's
+// later frames, waits in order to be handed to the scheduler.
 struct FencedFrame {
     scheduler::Frame frame;
     std::vector<PendingFence> fences; // still pending
     std::string failure;              // a fence signalled an error: the frame ends Failed
     uint64_t give_up_ns;              // its deadline, or limits.max_fence_wait_ms after it came
+    bool waited_for_buffers = false;  // counted in buffer_waits
+};
+
+// How many of a client's frames at the scheduler (handed over, not yet ended) read and
+// write one of its buffers (ipc/fence_waits.cpp, "buffer order").
+struct BufferUse {
+    uint32_t reads = 0;
+    uint32_t writes = 0;
 };
 
 struct ClientState {
@@ -92,9 +101,12 @@ struct ClientState {
     uint32_t next_session = 1;
     uint32_t in_flight = 0; // accepted and not yet done, over all its sessions
     std::deque<HeldSubmit> held;
-    // Accepted, waiting for fences: handed to the scheduler from the front, in order.
+    // Accepted, waiting for fences or for earlier frames: handed to the scheduler from
+    // the front, in order.
     std::deque<FencedFrame> fenced;
-    uint64_t fence_waits = 0; // frames that found a fence pending and waited for it
+    std::map<const memory::ImportedBuffer*, BufferUse> buffers_in_use;
+    uint64_t fence_waits = 0;  // frames that found a fence pending and waited for it
+    uint64_t buffer_waits = 0; // frames that waited for an earlier frame using their buffers
     uint64_t gpu_ns = 0; // GPU time of its frames so far
     uint64_t dones_unsent = 0; // dropped because its buffer socket was full: it does not read
 };

@@ -3,6 +3,11 @@
 // its Submit carried (explicit sync) must have signalled. No thread waits: each pending
 // fence is a sync_file the loop watches, and the client's frames are handed to the
 // scheduler in the order they came once those at the front are clear.
+// Buffer order: a frame also waits while an earlier frame of its client, at the
+// scheduler, writes its input or uses its output, so that a client can chain frames
+// (one's output the next one's input) without waiting for each Done. The scheduler
+// may run a client's frames side by side on two lanes, and their copies to and from
+// host memory with them: nothing else orders them.
 #include <algorithm>
 
 #include <sys/socket.h>
@@ -17,6 +22,25 @@
 #include "memory/sync_file.hpp"
 
 namespace framecl::ipc {
+
+namespace {
+
+// What an earlier frame of the client, still at the scheduler, does to this frame's
+// buffers that the frame must wait for; empty: nothing.
+std::string earlierUse(const ClientState& client, const scheduler::Frame& frame)
+{
+    const auto use = [&](const memory::ImportedBuffer* buffer) {
+        const auto found = client.buffers_in_use.find(buffer);
+        return found == client.buffers_in_use.end() ? BufferUse{} : found->second;
+    };
+    if (use(frame.input.get()).writes > 0)
+        return "an earlier frame of the client that writes its input";
+    if (const BufferUse output = use(frame.output.get()); output.reads > 0 || output.writes > 0)
+        return "an earlier frame of the client that uses its output";
+    return {};
+}
+
+} // namespace
 
 Result<std::shared_ptr<UniqueFd>> Server::receiveAcquireFence(const wire::Submit& submit, std::vector<UniqueFd>& fds,
                                                               const std::string& fds_lost)
@@ -69,8 +93,9 @@ void Server::queueFrame(ClientState& client, SessionState& state, scheduler::Fra
         }
     }
 
-    if (fenced.failure.empty() && fenced.fences.empty() && client.fenced.empty()) {
-        scheduler_.submit(std::move(fenced.frame));
+    if (fenced.failure.empty() && fenced.fences.empty() && client.fenced.empty() &&
+        earlierUse(client, fenced.frame).empty()) {
+        toScheduler(client, std::move(fenced.frame));
         return;
     }
     if (!fenced.fences.empty()) {
@@ -137,6 +162,11 @@ void Server::releaseFencedFrames(ClientState& client)
             loop_.unwatch(fence.sync_file.get());
             return true;
         });
+    // A frame whose fences have all signalled may still wait for earlier frames; from
+    // now on only its deadline bounds that (theirs bound them).
+    for (FencedFrame& fenced : client.fenced)
+        if (fenced.fences.empty())
+            fenced.give_up_ns = fenced.frame.deadline_ns ? fenced.frame.deadline_ns : UINT64_MAX;
     // A frame that will not run ends now, wherever it waits; the rest go in order.
     for (auto it = client.fenced.begin(); it != client.fenced.end();) {
         if (it->failure.empty()) {
@@ -147,10 +177,41 @@ void Server::releaseFencedFrames(ClientState& client)
         it = client.fenced.erase(it);
         endFencedFrame(client, ended, wire::FrameStatus::Failed, ended.failure);
     }
+    handOverFencedFrames(client);
+}
+
+void Server::handOverFencedFrames(ClientState& client)
+{
     while (!client.fenced.empty() && client.fenced.front().fences.empty()) {
-        leaveFenceQueue(client.fenced.front());
-        scheduler_.submit(std::move(client.fenced.front().frame));
+        FencedFrame& front = client.fenced.front();
+        if (!earlierUse(client, front.frame).empty()) {
+            if (!front.waited_for_buffers)
+                ++client.buffer_waits;
+            front.waited_for_buffers = true;
+            return;
+        }
+        leaveFenceQueue(front);
+        toScheduler(client, std::move(front.frame));
         client.fenced.pop_front();
+    }
+}
+
+void Server::toScheduler(ClientState& client, scheduler::Frame frame)
+{
+    ++client.buffers_in_use[frame.input.get()].reads;
+    ++client.buffers_in_use[frame.output.get()].writes;
+    scheduler_.submit(std::move(frame));
+}
+
+void Server::endBufferUse(ClientState& client, const scheduler::Frame& frame)
+{
+    for (const auto& [buffer, write] : {std::pair{frame.input.get(), false}, std::pair{frame.output.get(), true}}) {
+        const auto found = client.buffers_in_use.find(buffer);
+        if (found == client.buffers_in_use.end())
+            continue;
+        --(write ? found->second.writes : found->second.reads);
+        if (found->second.reads == 0 && found->second.writes == 0)
+            client.buffers_in_use.erase(found);
     }
 }
 
@@ -166,8 +227,9 @@ void Server::expireFencedFrames(uint64_t now_ns)
             }
             FencedFrame ended = std::move(*it);
             it = client.fenced.erase(it);
-            const std::string waiting_for =
-                ended.fences.empty() ? std::string("an earlier frame's fences") : ended.fences.front().what;
+            std::string waiting_for = ended.fences.empty() ? earlierUse(client, ended.frame) : ended.fences.front().what;
+            if (waiting_for.empty())
+                waiting_for = "an earlier frame's fences";
             if (ended.frame.deadline_ns && ended.give_up_ns == ended.frame.deadline_ns)
                 endFencedFrame(client, ended, wire::FrameStatus::Dropped,
                                fmt::format("not started by its deadline: still waiting for {}", waiting_for));

@@ -183,9 +183,12 @@ void Server::admitHeld(ClientState& client)
 void Server::feed()
 {
     // Whatever freed a slot — a frame done, dropped, expired, or failed to start — the
-    // client's held Submits take it first, in the order they came.
-    for (auto& [token, client] : clients_)
+    // client's held Submits take it first, in the order they came. Before them, the
+    // frames that waited for earlier ones which have now ended go on.
+    for (auto& [token, client] : clients_) {
+        handOverFencedFrames(client);
         admitHeld(client);
+    }
     scheduler_.schedule();
     armSchedulerTimer();
 }
@@ -199,6 +202,7 @@ void Server::frameEnded(const scheduler::FrameEnd& end)
     const log::ScopedFields about({client->name, frame.session_id, frame.session->pipelineName()});
     const wire::FrameStatus status = frameStatus(end.outcome);
     --client->in_flight;
+    endBufferUse(*client, frame);
     client->gpu_ns += end.gpu_ns;
     if (auto state = client->sessions.find(frame.session_id); state != client->sessions.end()) {
         SessionState& session = state->second;

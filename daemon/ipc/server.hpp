@@ -140,8 +140,9 @@ private:
     void applyBackpressure(ClientState& client, SessionState& state, const HeldSubmit& submit,
                            scheduler::Frame frame);
     // Fences (fence_waits.cpp). A frame accepted takes a slot and goes to the scheduler
-    // once the fences it must wait for have signalled: its Submit's acquire fence and
-    // those on its dma-bufs. No thread waits: the loop watches each pending sync_file.
+    // once the fences it must wait for have signalled — its Submit's acquire fence and
+    // those on its dma-bufs — and the client's earlier frames that use its buffers have
+    // ended. No thread waits: the loop watches each pending sync_file.
     Result<std::shared_ptr<UniqueFd>> receiveAcquireFence(const wire::Submit& submit, std::vector<UniqueFd>& fds,
                                                           const std::string& fds_lost);
     // `submit`: its acquire fence, and whether it asked for a release fence, which
@@ -155,6 +156,11 @@ private:
     // Ends the frames whose fences failed, then hands those at the front that wait for
     // nothing to the scheduler.
     void releaseFencedFrames(ClientState& client);
+    // Hands the frames at the front that wait for nothing to the scheduler.
+    void handOverFencedFrames(ClientState& client);
+    // To the scheduler, its buffers counted in use until it ends (endBufferUse).
+    void toScheduler(ClientState& client, scheduler::Frame frame);
+    void endBufferUse(ClientState& client, const scheduler::Frame& frame);
     // Frames past their deadline or limits.max_fence_wait_ms end Dropped or Failed.
     void expireFencedFrames(uint64_t now_ns);
     std::optional<uint64_t> nextFenceGiveUpNs() const;

@@ -291,6 +291,49 @@ TEST_CASE("an acquire fence that is no sync_file fails its frame alone, a closed
                   unfenced.error);
 }
 
+// docs/protocol.md, "Fences": "Buffer order". Replayed without a recording, a frame's
+// tiles alternate between two lanes, and the second frame could run beside the first.
+TEST_CASE("a client chains two frames through a buffer without waiting for the first Done, and gets both right")
+{
+    RunningDaemon daemon("[gpu]\nrecording = \"off\"\nlanes = 2\ntuning = \"off\"\n");
+    Client client = connectTo(daemon, "chain");
+    // Large enough that the first frame is still running when the second comes.
+    constexpr uint32_t w = 1920, h = 1080;
+    uint64_t size = 0;
+    const auto layout = packed(DRM_FORMAT_ABGR8888, w, h, &size);
+    uint32_t first = 0, second = 0;
+    REQUIRE(framecl_open_session(client, "copy", DRM_FORMAT_ABGR8888, w, h, nullptr, 0, &first, nullptr) == 0);
+    REQUIRE(framecl_open_session(client, "copy", DRM_FORMAT_ABGR8888, w, h, nullptr, 0, &second, nullptr) == 0);
+    framecl::UniqueFd a, b, c;
+    const uint32_t a_id = registerMemfd(client, layout, size, a);
+    const uint32_t b_id = registerMemfd(client, layout, size, b);
+    const uint32_t c_id = registerMemfd(client, layout, size, c);
+
+    std::mt19937 random(12);
+    constexpr int chains = 8;
+    for (int i = 0; i < chains; ++i) {
+        CAPTURE(i);
+        std::vector<uint8_t> pixels(size);
+        for (auto& byte : pixels)
+            byte = uint8_t(random());
+        REQUIRE(pwrite(a.get(), pixels.data(), size, 0) == ssize_t(size));
+        REQUIRE(framecl_submit(client, first, a_id, b_id, uint64_t(2 * i)) == 0);
+        REQUIRE(framecl_submit(client, second, b_id, c_id, uint64_t(2 * i + 1)) == 0);
+        for (int frame = 0; frame < 2; ++frame) {
+            const framecl_done done = nextDone(client, 60000);
+            REQUIRE_MESSAGE(done.status == FRAMECL_FRAME_OK, done.error);
+            CHECK(done.sequence == uint64_t(2 * i + frame));
+        }
+        CHECK(readMemfd(c.get(), size) == pixels);
+    }
+    // The second frames found the first still running (each at least once), and no frame
+    // waited for a fence.
+    const auto entry = stats(client)["clients"][0];
+    CHECK(entry["buffer_waits"].get<int>() >= 1);
+    CHECK(entry["buffer_waits"].get<int>() <= chains);
+    CHECK(entry["fence_waits"] == 0);
+}
+
 TEST_CASE("a client cannot reach another client's sessions or buffers")
 {
     RunningDaemon daemon;

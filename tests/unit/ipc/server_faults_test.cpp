@@ -73,10 +73,14 @@ TEST_CASE("a frame that fails as it starts ends failed, and the Submits held beh
     const uint32_t session = openCopy(client, width, height, &out_layout);
     uint64_t bytes = 0;
     const auto in_layout = packed(DRM_FORMAT_ABGR8888, width, height, &bytes);
-    UniqueFd input_fd, output_fd;
+    UniqueFd input_fd, output_fds[4];
     const uint32_t input = registerMemfd(client, in_layout, bytes, input_fd);
-    const uint32_t output = registerMemfd(client, out_layout, bytes, output_fd);
-    SharedMapping in(input_fd.get(), bytes), out(output_fd.get(), bytes);
+    // An output per frame: frames writing one buffer would run one after the other
+    // (docs/protocol.md, "Fences"), and frame 1 would not wait on the GPU.
+    uint32_t outputs[4];
+    for (int i = 0; i < 4; ++i)
+        outputs[i] = registerMemfd(client, out_layout, bytes, output_fds[i]);
+    SharedMapping in(input_fd.get(), bytes), out(output_fds[0].get(), bytes);
     for (uint64_t i = 0; i < bytes; ++i)
         in.bytes()[i] = uint8_t(i * 7 + 3);
 
@@ -91,7 +95,7 @@ TEST_CASE("a frame that fails as it starts ends failed, and the Submits held beh
     const OpenedAtExit opened_at_exit{gate};
     FaultyEnqueue::gate = gate();
     for (uint64_t sequence = 0; sequence < 4; ++sequence)
-        REQUIRE(framecl_submit(client, session, input, output, sequence) == 0);
+        REQUIRE(framecl_submit(client, session, input, outputs[sequence], sequence) == 0);
     const auto waiting = [&] { return stats(client)["clients"][0]["frames_waiting"].get<int>(); };
     for (int tries = 0; waiting() < 2 && tries < 500; ++tries)
         std::this_thread::sleep_for(10ms);
@@ -116,7 +120,7 @@ TEST_CASE("a frame that fails as it starts ends failed, and the Submits held beh
     // The fault gone, the same session runs frames again: copy gives back the input.
     FaultyEnqueue::failing = false;
     std::memset(out.bytes(), 0, bytes);
-    REQUIRE(framecl_submit(client, session, input, output, 4) == 0);
+    REQUIRE(framecl_submit(client, session, input, outputs[0], 4) == 0);
     const framecl_done done = nextDone(client, 5000);
     CHECK(done.sequence == 4);
     CHECK(done.status == FRAMECL_FRAME_OK);
