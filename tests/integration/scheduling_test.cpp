@@ -743,6 +743,9 @@ TEST_CASE("clients flooding at once keep the device fed whoever's frame is next"
     MESSAGE("frames that found the device idle though they waited: one client ", alone, ", four clients ",
             together);
     // Under a feed that stops while another client waits, nearly every one of the four
-    // clients' frames finds the device idle.
-    CHECK(together <= alone + 0.25);
+    // clients' frames finds the device idle. A working feed's four clients, on a loaded
+    // 2-core machine (CI: a compile beside it), can still find it idle more often than
+    // one does, when the loop's thread waits for a CPU: the margin is for that, and
+    // stays far below what a stopping feed shows.
+    CHECK(together <= alone + 0.45);
 }
