@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include "shared_programs.hpp"
 #include "test_env.hpp"
 
 using namespace std::chrono_literals;
@@ -12,9 +13,11 @@ RunningDaemon::RunningDaemon(const std::string& extra_toml, const std::string& d
                              std::map<std::string, std::string> extra_env, std::chrono::seconds ready_timeout,
                              std::vector<std::string> launcher)
     : socket_(dir_ / "framecl.sock"), env_(std::move(extra_env)), ready_timeout_(ready_timeout),
-      launcher_(std::move(launcher))
+      launcher_(std::move(launcher)), shares_programs_(!env_.contains("POCL_CACHE_DIR"))
 {
     reconfigure(extra_toml, daemon_keys);
+    if (shares_programs_)
+        copyProgramEntries(sharedProgramsDir(), dir_ / "cache");
     notify_ = std::make_unique<NotifySocket>(dir_ / "notify.sock");
     start();
 }
@@ -76,20 +79,20 @@ std::optional<ExitStatus> RunningDaemon::waitForExit(std::chrono::milliseconds t
 // suite. A daemon that outlives the wait is killed with its ChildProcess.
 void RunningDaemon::stop(int signo)
 {
-    if (exited_) {
-        process_.reset();
-        return;
+    if (!exited_) {
+        process_->signal(signo);
+        const auto status = process_->wait(30s);
+        CHECK_MESSAGE(status, "framecld did not stop after signal " << signo << ":\n" << process_->stderrText());
+        if (status && signo == SIGTERM)
+            // doctest prints a const char* after the first as a pointer: a std::string.
+            CHECK_MESSAGE((status->exited && status->code == 0),
+                          "framecld did not exit cleanly on SIGTERM ("
+                              << std::string(status->exited ? "exit code " : "signal ") << status->code << "):\n"
+                              << process_->stderrText());
     }
-    process_->signal(signo);
-    const auto status = process_->wait(30s);
-    CHECK_MESSAGE(status, "framecld did not stop after signal " << signo << ":\n" << process_->stderrText());
-    if (status && signo == SIGTERM)
-        // doctest prints a const char* after the first as a pointer: a std::string.
-        CHECK_MESSAGE((status->exited && status->code == 0),
-                      "framecld did not exit cleanly on SIGTERM ("
-                          << std::string(status->exited ? "exit code " : "signal ") << status->code << "):\n"
-                          << process_->stderrText());
     process_.reset();
+    if (shares_programs_)
+        copyProgramEntries(dir_ / "cache", sharedProgramsDir());
 }
 
 } // namespace framecl::test

@@ -1,7 +1,10 @@
 #pragma once
 // A real framecld for integration tests: its own config, sockets and cache in a
 // temporary directory, started and stopped as a service manager would, with its
-// readiness read from a notify socket the test owns.
+// readiness read from a notify socket the test owns. Its program cache starts with the
+// programs this test process's daemons compiled before it (shared_programs.hpp), unless
+// `extra_env` gives it a PoCL cache of its own: such a test is of what a first start
+// compiles, so both its caches start empty.
 
 #include <chrono>
 #include <csignal>
@@ -71,6 +74,7 @@ private:
     std::map<std::string, std::string> env_;
     std::chrono::seconds ready_timeout_;
     std::vector<std::string> launcher_;
+    bool shares_programs_; // starts with sharedProgramsDir()'s entries, adds its own at stop()
     std::optional<ExitStatus> exited_; // seen by waitForExit
     std::unique_ptr<NotifySocket> notify_;
     std::unique_ptr<ChildProcess> process_;

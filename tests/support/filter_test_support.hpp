@@ -16,7 +16,7 @@
 #include "gpu_test_support.hpp"
 #include "pipeline/session.hpp"
 #include "pipeline_test_support.hpp"
-#include "temp_dir.hpp"
+#include "shared_programs.hpp"
 
 namespace framecl::test {
 
@@ -144,13 +144,12 @@ struct LaidOutBuffer {
 // the build's plugins.
 struct FilterDevice {
     std::unique_ptr<gpu::GpuContext> gpu;
-    TempDir cache_dir;
     std::unique_ptr<gpu::ProgramCache> cache;
     pipeline::PipelineSet pipelines;
 
     explicit FilterDevice(const std::string& pipelines_toml) : gpu(openTestGpu())
     {
-        cache = std::make_unique<gpu::ProgramCache>(cache_dir.path());
+        cache = std::make_unique<gpu::ProgramCache>(sharedProgramsDir());
         pipelines = pipelineSet(pipelineConfig(pipelines_toml), *gpu, *cache);
     }
 

@@ -18,6 +18,7 @@
 #include "ipc/server.hpp"
 #include "pipeline/catalog.hpp"
 #include "service/service_loop.hpp"
+#include "shared_programs.hpp"
 #include "temp_dir.hpp"
 
 namespace framecl::test {
@@ -41,6 +42,8 @@ public:
             throw std::runtime_error("the test config: " + config.error().joined());
         config_ = std::move(*config);
         gpu_ = open(config_.gpu);
+        // Its cache starts with the programs this process compiled before (shared_programs.hpp).
+        copyProgramEntries(sharedProgramsDir(), config_.daemon.cache_dir);
         programs_ = std::make_unique<gpu::ProgramCache>(config_.daemon.cache_dir);
         auto set = pipeline::loadPipelineSet(config_, gpu_.get(), programs_.get());
         if (!set.problems.empty())
@@ -56,6 +59,7 @@ public:
     {
         pthread_kill(serving_.native_handle(), SIGTERM); // the loop reads it from its signalfd
         serving_.join();
+        copyProgramEntries(config_.daemon.cache_dir, sharedProgramsDir());
     }
 
     std::filesystem::path socket() const { return dir_ / "framecl.sock"; }

@@ -14,7 +14,7 @@
 #include "memory_fds.hpp"
 #include "pipeline/client_frame.hpp"
 #include "pipeline_test_support.hpp"
-#include "temp_dir.hpp"
+#include "shared_programs.hpp"
 
 using namespace framecl;
 using memory::ImportPath;
@@ -106,8 +106,7 @@ std::vector<uint8_t> bytesOutsideRows(const uint8_t* bytes, size_t size, const f
 void checkCopyFrame(bool unified_memory, ImportPath expected_path, framecl_frame_layout (*makeLayout)(size_t*))
 {
     auto gpu = openPocl(unified_memory);
-    test::TempDir cache_dir;
-    gpu::ProgramCache cache(cache_dir.path());
+    gpu::ProgramCache cache(test::sharedProgramsDir());
     auto set = test::pipelineSet(test::pipelineConfig("[[pipeline]]\nname = \"one-copy\"\nstages = [ { plugin = \"copy\" } ]\n"), *gpu, cache);
     size_t size = 0;
     const framecl_frame_layout layout = makeLayout(&size);
@@ -226,8 +225,7 @@ TEST_CASE("a tiled chain whose parts alternate between lanes gives the bytes of 
     // untiled on lane 0.
     auto gpu = openPocl(false);
     REQUIRE(gpu->lanes() == 2);
-    test::TempDir cache_dir;
-    gpu::ProgramCache cache(cache_dir.path());
+    gpu::ProgramCache cache(test::sharedProgramsDir());
     auto set = test::pipelineSet(test::pipelineConfig(R"(
 [[pipeline]]
 name = "chain"

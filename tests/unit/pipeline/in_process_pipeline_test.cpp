@@ -9,7 +9,7 @@
 #include "pipeline_test_support.hpp"
 #include "reference_color.hpp"
 #include "reference_offset.hpp"
-#include "temp_dir.hpp"
+#include "shared_programs.hpp"
 
 using namespace framecl;
 using pipeline::HostImage;
@@ -33,8 +33,7 @@ stages = [ { plugin = "color", op = "abgr_to_y" }, { plugin = "offset", amount =
 
 const pipeline::PipelineSet& testPipelines()
 {
-    static framecl::test::TempDir cache_dir;
-    static gpu::ProgramCache cache(cache_dir.path());
+    static gpu::ProgramCache cache(framecl::test::sharedProgramsDir());
     static const auto set = framecl::test::pipelineSet(framecl::test::pipelineConfig(luma_offsets), testGpu(), cache);
     return set;
 }

@@ -10,7 +10,7 @@
 #include "qcom_emulation.hpp"
 #include "reference_color.hpp"
 #include "reference_offset.hpp"
-#include "temp_dir.hpp"
+#include "shared_programs.hpp"
 
 using namespace framecl;
 using pipeline::FrameShape;
@@ -65,13 +65,12 @@ stages = [ { plugin = "box", width = 5, height = 3, variant = "rows16" }, { plug
 // A device with its pipelines, each kept for the whole test program.
 struct Device {
     std::unique_ptr<gpu::GpuContext> gpu;
-    framecl::test::TempDir cache_dir;
     std::unique_ptr<gpu::ProgramCache> cache;
     pipeline::PipelineSet pipelines;
 
     explicit Device(std::unique_ptr<gpu::GpuContext> opened) : gpu(std::move(opened))
     {
-        cache = std::make_unique<gpu::ProgramCache>(cache_dir.path());
+        cache = std::make_unique<gpu::ProgramCache>(framecl::test::sharedProgramsDir());
         pipelines = framecl::test::pipelineSet(framecl::test::pipelineConfig(test_pipelines), *gpu, *cache);
     }
 };

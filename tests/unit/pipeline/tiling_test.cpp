@@ -12,6 +12,7 @@
 #include "filter_test_support.hpp"
 #include "pipeline/tile_plan.hpp"
 #include "qcom_emulation.hpp"
+#include "shared_programs.hpp"
 
 using namespace framecl;
 using test::LaidOutBuffer;
@@ -204,8 +205,7 @@ uint64_t nowNs()
 struct EmulatedAdreno {
     test::QcomEmulation emulation;
     std::unique_ptr<gpu::GpuContext> gpu;
-    test::TempDir cache_dir;
-    gpu::ProgramCache cache{cache_dir.path()};
+    gpu::ProgramCache cache{test::sharedProgramsDir()};
     pipeline::PipelineSet pipelines;
 
     explicit EmulatedAdreno(uint64_t recording_capacity = 0)
