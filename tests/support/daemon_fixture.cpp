@@ -13,10 +13,10 @@ RunningDaemon::RunningDaemon(const std::string& extra_toml, const std::string& d
                              std::map<std::string, std::string> extra_env, std::chrono::seconds ready_timeout,
                              std::vector<std::string> launcher)
     : socket_(dir_ / "framecl.sock"), env_(std::move(extra_env)), ready_timeout_(ready_timeout),
-      launcher_(std::move(launcher)), shares_programs_(!env_.contains("POCL_CACHE_DIR"))
+      launcher_(std::move(launcher))
 {
     reconfigure(extra_toml, daemon_keys);
-    if (shares_programs_)
+    if (sharesPrograms())
         copyProgramEntries(sharedProgramsDir(), dir_ / "cache");
     notify_ = std::make_unique<NotifySocket>(dir_ / "notify.sock");
     start();
@@ -91,7 +91,7 @@ void RunningDaemon::stop(int signo)
                               << process_->stderrText());
     }
     process_.reset();
-    if (shares_programs_)
+    if (sharesPrograms())
         copyProgramEntries(dir_ / "cache", sharedProgramsDir());
 }
 

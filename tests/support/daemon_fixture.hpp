@@ -68,13 +68,16 @@ public:
     NotifySocket& notify() { return *notify_; }
 
 private:
+    // Starts with sharedProgramsDir()'s entries and adds its own at stop(): unless the
+    // test gave it a PoCL cache of its own.
+    bool sharesPrograms() const { return !env_.contains("POCL_CACHE_DIR"); }
+
     TempDir dir_;
     std::filesystem::path config_;
     std::filesystem::path socket_;
     std::map<std::string, std::string> env_;
     std::chrono::seconds ready_timeout_;
     std::vector<std::string> launcher_;
-    bool shares_programs_; // starts with sharedProgramsDir()'s entries, adds its own at stop()
     std::optional<ExitStatus> exited_; // seen by waitForExit
     std::unique_ptr<NotifySocket> notify_;
     std::unique_ptr<ChildProcess> process_;

@@ -1,9 +1,8 @@
 #pragma once
-// The programs one test process compiles once. Without them every daemon and every
-// test device builds its programs from source, and PoCL then preprocesses each against
-// its opencl-c.h and reads the result back a few kilobytes at a time: under ASan, whose
-// realloc maps and copies the whole block at each step, seconds per start
-// (docs/testing.md, "Programs compiled once per test process").
+// The programs one test process compiles once, so that its daemons and test devices
+// start as a daemon restarting on its cache_dir does: building from source costs a
+// sanitized daemon seconds on PoCL (docs/testing.md, "Programs compiled once per test
+// process").
 
 #include <filesystem>
 #include <system_error>
