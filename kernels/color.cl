@@ -203,3 +203,43 @@ __kernel void nv12_to_y_image(__global const uchar* restrict src, uint src_offse
     write_imageui(dst, (int2)(x, y), (uint4)(src[src_offset + y * src_stride + x], 0, 0, 1));
 }
 #endif
+
+// abgr_to_nv12: ABGR8888 to NV12, one work item per 2x2 block, with the matrix and range
+// folded by the plugin into integer weights in units of 2^-16 (plugins/color/color.cpp,
+// docs/filters.md): each pixel's Y is (y_r R + y_g G + y_b B + y_offset 2^16 + 2^15) >> 16,
+// and the block's Cb and Cr are the same of the block's sums of R, G and B with the Cb or
+// Cr weights and 128 as offset, shifted by 18 (16 and the 4 pixels' 2), each clamped to
+// 0..255. Every shift is of an int, arithmetic: halves toward +infinity. Alpha is
+// ignored. Reads 16 bytes and writes 6 per work item, in bytes and pairs: any offset and
+// stride will do.
+
+static inline int nv12_weigh(int3 rgb, int3 weights, int offset, int shift)
+{
+    return clamp((weights.x * rgb.x + weights.y * rgb.y + weights.z * rgb.z + (offset << shift) +
+                  (1 << (shift - 1))) >> shift,
+                 0, 255);
+}
+
+__kernel void abgr_to_nv12(__global const uchar* restrict src, uint src_offset, uint src_stride,
+                           __global uchar* restrict luma, uint luma_offset, uint luma_stride,
+                           __global uchar* restrict chroma, uint chroma_offset, uint chroma_stride, uint width,
+                           uint height, int y_r, int y_g, int y_b, int y_offset, int u_r, int u_g, int u_b, int v_r,
+                           int v_g, int v_b)
+{
+    const uint bx = get_global_id(0);
+    const uint by = get_global_id(1);
+    if (bx >= width / 2 || by >= height / 2)
+        return;
+    const int3 y_weights = (int3)(y_r, y_g, y_b);
+    int3 sum = 0;
+    for (uint row = 0; row < 2; ++row) {
+        const uint y = 2 * by + row;
+        const uchar8 pair = vload8(0, src + src_offset + y * src_stride + 8 * bx);
+        const int3 left = convert_int3(pair.s012), right = convert_int3(pair.s456);
+        sum += left + right;
+        vstore2((uchar2)(nv12_weigh(left, y_weights, y_offset, 16), nv12_weigh(right, y_weights, y_offset, 16)), 0,
+                luma + luma_offset + y * luma_stride + 2 * bx);
+    }
+    vstore2((uchar2)(nv12_weigh(sum, (int3)(u_r, u_g, u_b), 128, 18), nv12_weigh(sum, (int3)(v_r, v_g, v_b), 128, 18)),
+            0, chroma + chroma_offset + by * chroma_stride + 2 * bx);
+}

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include <fmt/format.h>
+#include <linux/videodev2.h> // the Bayer formats' fourccs
 #include "framecl/format.h"
 
 namespace framecl::bench {
@@ -24,7 +25,8 @@ const std::vector<BenchCase>& benchCases()
     // docs/benchmarks.md's targets), the paper's sp 5, sr 6 for mean shift; bicubic at
     // OpenCV's a = -0.75, so that compare_opencv.py times INTER_CUBIC against the same
     // weights. blockmatch by SSD, so that compare_opencv.py's matchTemplate TM_SQDIFF has its
-    // cost; moved by (3, -2), within its range of 8.
+    // cost; moved by (3, -2), within its range of 8. demosaic's bilinear on 10-bit RGGB,
+    // so that compare_opencv.py checks it against cvtColor COLOR_BayerBG2RGB on 16 bits.
     static const std::vector<BenchCase> cases = {
         {"copy", "copy", DRM_FORMAT_ABGR8888, none, {}},
         {"color nv12_to_abgr", "color", DRM_FORMAT_NV12,
@@ -61,6 +63,8 @@ const std::vector<BenchCase>& benchCases()
                     "scale = 0.0000152587890625";
          },
          {}},
+        {"demosaic bilinear SRGGB10", "demosaic", V4L2_PIX_FMT_SRGGB10,
+         [](const FrameSize&) -> std::string { return "method = \"bilinear\""; }, {}},
         {"meanshift sp5 sr6", "meanshift", DRM_FORMAT_ABGR8888,
          [](const FrameSize&) -> std::string { return "sp = 5, sr = 6"; }, {{2560, 2560}}},
         {"blockmatch b16 r8 ssd", "blockmatch", DRM_FORMAT_R8,

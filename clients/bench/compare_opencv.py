@@ -32,6 +32,10 @@ REPLICATE = cv2.BORDER_REPLICATE
 # Pixel formats as framecl-bench describes them: channels and rows per frame.
 CHANNELS = {"R8": 1, "ABGR8888": 4}
 
+# Bayer formats of 16-bit words and their bits (docs/filters.md, "Bayer formats"); the
+# bits above are ignored, as framecl ignores them.
+BAYER_WORDS = {f"S{order}{bits}": bits for order in ("RGGB", "BGGR", "GRBG", "GBRG") for bits in (10, 12)}
+
 
 def parse_shape(text):
     """'R8 1920x1080' -> ('R8', 1920, 1080)."""
@@ -41,8 +45,13 @@ def parse_shape(text):
 
 
 def load_frame(path, shape):
-    """A packed frame as a numpy array: HxW (R8), HxWx4 (ABGR8888), or (3H/2)xW (NV12)."""
+    """A packed frame as a numpy array: HxW (R8, Bayer words), HxWx4 (ABGR8888, ABGR16161616),
+    or (3H/2)xW (NV12)."""
     fourcc, width, height = parse_shape(shape)
+    if fourcc in BAYER_WORDS:
+        return np.fromfile(path, dtype="<u2").reshape(height, width) & ((1 << BAYER_WORDS[fourcc]) - 1)
+    if fourcc == "ABGR16161616":
+        return np.fromfile(path, dtype="<u2").reshape(height, width, 4)
     data = np.fromfile(path, dtype=np.uint8)
     if fourcc == "NV12":
         return data.reshape(height * 3 // 2, width)
@@ -128,6 +137,29 @@ def blockmatch_output(src, dst, s):
     return out
 
 
+def demosaic_scratch(src, m):
+    """cvtColor's RGB output, 16 bits a channel."""
+    return cv2.UMat(src.shape[0], src.shape[1], cv2.CV_16UC3)
+
+
+def demosaic_output(bits):
+    """framecl's ABGR16161616 from cvtColor's RGB of `bits` bits: each channel widened to 16
+    by repeating its high bits (docs/filters.md, "`demosaic`: Bayer to RGB"), alpha 65535."""
+    def output(src, dst, s):
+        rgb = s.get().astype(np.uint32)
+        wide = (rgb << (16 - bits)) | (rgb >> (2 * bits - 16))
+        alpha = np.full(rgb.shape[:2] + (1,), 65535, dtype=np.uint32)
+        return np.concatenate([wide, alpha], axis=2).astype(np.uint16)
+    return output
+
+
+def inside_outer_pixel(src, expected):
+    """Every pixel but the frame's outer one, where OpenCV's demosaicing has borders of its own."""
+    mask = np.zeros(expected.shape, dtype=bool)
+    mask[1:-1, 1:-1] = True
+    return mask
+
+
 def binomial(n):
     row = [1]
     for _ in range(n - 1):
@@ -178,6 +210,10 @@ def opencv_cases():
         "convolve 9+9 separable": dict(
             run=lambda src, dst, s, size: cv2.sepFilter2D(src, -1, b9, b9 / 65536.0, dst=dst, borderType=REPLICATE),
             tolerance=1, note="sepFilter2D, the 9-tap binomial pair / 65536"),
+        "demosaic bilinear SRGGB10": dict(
+            run=lambda src, dst, s, size: cv2.cvtColor(src, cv2.COLOR_BayerBG2RGB, dst=s), scratch=demosaic_scratch,
+            output=demosaic_output(10), compared=inside_outer_pixel, tolerance=0,
+            note="cvtColor COLOR_BayerBG2RGB (OpenCV's name for RGGB) on 16 bits; the outer pixel left out"),
         "blockmatch b16 r8 ssd": dict(
             run=blockmatch_run, scratch=blockmatch_scratch(16, 8), output=blockmatch_output, tolerance=0,
             runs=3, warmup=1,
@@ -230,14 +266,15 @@ def main():
         src = load_frame(m["input_file"], m["input"])
         expected = load_frame(m["output_file"], m["output"])
         usrc = cv2.UMat(src)
-        udst = cv2.UMat(expected.shape[0], expected.shape[1], cv2.CV_8UC1 if expected.ndim == 2 else cv2.CV_8UC4)
+        udst = cv2.UMat(expected.shape[0], expected.shape[1], cv2.CV_8UC1 if expected.ndim == 2 else cv2.CV_8UC4) \
+            if expected.dtype == np.uint8 else None
         scratch = case["scratch"](src, m) if "scratch" in case else None
         size = (expected.shape[1], expected.shape[0])
         call = lambda: case["run"](usrc, udst, scratch, size)
         call()
         cv2.ocl.finish()
         got = case["output"](src, udst, scratch) if "output" in case else udst.get()
-        difference = np.abs(got.astype(np.int16) - expected.astype(np.int16))
+        difference = np.abs(got.astype(np.int32) - expected.astype(np.int32))
         if "compared" in case:  # the pixels where the two define the same result
             difference = difference[case["compared"](src, expected)]
         largest = int(difference.max())

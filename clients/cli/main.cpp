@@ -1,6 +1,8 @@
 // framecl: the command-line client of framecld.
 #include <CLI/CLI.hpp>
 
+#include <framecl/format.h>
+
 #include "base/log.hpp"
 #include "config/default_paths.hpp"
 #include "daemon_commands.hpp"
@@ -41,7 +43,14 @@ int main(int argc, char** argv)
                                                             "and device from")
         ->capture_default_str();
     auto* format = process->add_option("--format", raw.format, "Inputs are raw planes, tightly packed, of this format")
-                       ->check(CLI::IsMember({"nv12", "r8", "r16", "abgr8888"}, CLI::ignore_case))
+                       ->check(CLI::Validator(
+                           [](const std::string& name) {
+                               return framecl_format_from_name(name.c_str())
+                                          ? std::string()
+                                          : "not a format framecl knows: nv12, r8, r16, abgr8888, abgr16161616, or a "
+                                            "Bayer format (srggb8 ... sgbrg12p, docs/filters.md)";
+                           },
+                           "FORMAT"))
                        ->excludes(in_process_flag);
     process->add_option("--size", raw.size, "Size of the raw inputs, WIDTHxHEIGHT")->needs(format);
     format->needs("--size");

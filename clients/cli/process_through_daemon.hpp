@@ -9,7 +9,7 @@ namespace framecl::cli {
 
 // Inputs that are raw planes rather than image files: both empty for image files.
 struct RawInputFormat {
-    std::string format; // "nv12", "r8", "r16", "abgr8888"
+    std::string format; // a format's name (framecl_format_from_name), e.g. "nv12"
     std::string size;   // "WxH"
 };
 

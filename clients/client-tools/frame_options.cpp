@@ -39,16 +39,20 @@ Result<PackedFrame> packedFrame(const std::string& format, const std::string& si
 {
     const uint32_t fourcc = framecl_format_from_name(format.c_str());
     if (!fourcc)
-        return fail(fmt::format("--format {}: not a format framecl knows (nv12, r8, r16, abgr8888)", format));
+        return fail(fmt::format("--format {}: not a format framecl knows (nv12, r8, r16, abgr8888, abgr16161616, or a Bayer format: docs/filters.md)", format));
     const auto parsed = parseSize(size);
     if (!parsed)
         return fail(fmt::format("--size {}: expected WIDTHxHEIGHT, e.g. 1920x1080", size));
     PackedFrame frame{};
     frame.bytes = framecl_packed_layout(fourcc, parsed->width, parsed->height, &frame.layout);
-    if (frame.bytes == 0 && fourcc == DRM_FORMAT_NV12 && (parsed->width % 2 || parsed->height % 2))
-        return fail(fmt::format("--size {}: NV12 needs an even width and height", size));
-    if (frame.bytes == 0)
-        return fail(fmt::format("--size {}: a frame must be at least 1x1, with planes under 4 GiB", size));
+    if (frame.bytes == 0) {
+        // Strides that fit any row, so that the only problem left to name is the size's.
+        framecl_frame_layout sized{fourcc, parsed->width, parsed->height, framecl_format_planes(fourcc), {}};
+        for (auto& plane : sized.planes)
+            plane.stride = UINT32_MAX;
+        const char* problem = framecl_layout_problem(&sized);
+        return fail(fmt::format("--size {}: {}", size, problem ? problem : "planes must be under 4 GiB"));
+    }
     return frame;
 }
 

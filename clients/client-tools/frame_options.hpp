@@ -16,7 +16,8 @@ struct PackedFrame {
     uint64_t bytes;              // the frame's size in bytes
 };
 
-// `format`: "nv12", "r8", "r16" or "abgr8888" (any case); `size`: e.g. "1920x1080".
+// `format`: a name of framecl_format_from_name, e.g. "nv12" or "srggb10p" (any case);
+// `size`: e.g. "1920x1080".
 Result<PackedFrame> packedFrame(const std::string& format, const std::string& size);
 
 } // namespace framecl::cli

@@ -3,13 +3,14 @@
 #include <fmt/format.h>
 
 #include "base/closest_name.hpp"
+#include "known_formats.hpp"
 
 namespace framecl::pipeline {
 namespace {
 
-// Input formats tried when checking that a pipeline's formats chain: the config names
-// no input format, so a pipeline is valid if some format passes every stage.
-constexpr uint32_t probe_formats[] = {DRM_FORMAT_R8, DRM_FORMAT_R16, DRM_FORMAT_NV12, DRM_FORMAT_ABGR8888};
+// The size of the frames tried when checking that a pipeline's formats chain: the config
+// names no input format, so a pipeline is valid if some format framecl holds passes every
+// stage. Every format allows it (even, and a multiple of 4 for packed RAW10).
 constexpr uint32_t probe_size = 64;
 
 std::string location(const config::SourceLocation& where)
@@ -89,7 +90,7 @@ Result<std::shared_ptr<const PipelineDefinition>> resolve(const config::Pipeline
 
     std::optional<ChainFailure> furthest;
     bool every_format_alike = true; // each refused at one stage with one message
-    for (uint32_t fourcc : probe_formats) {
+    for (uint32_t fourcc : protocol::knownFormats()) {
         auto failure = chain(*definition, {fourcc, probe_size, probe_size});
         if (!failure)
             return std::shared_ptr<const PipelineDefinition>(std::move(definition));

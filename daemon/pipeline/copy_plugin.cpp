@@ -26,7 +26,7 @@ int negotiate(const framecl_format* in, const framecl_param_value*, framecl_form
     if (framecl_packed_layout(in->fourcc, in->width, in->height, &packed) == 0)
         return refuse(
             error, error_size,
-            fmt::format("copy takes R8, R16, NV12 (even width and height) or ABGR8888 frames, got "
+            fmt::format("copy takes the formats of include/framecl/format.h at the sizes they allow, got "
                         "fourcc 0x{:08x} {}x{}",
                         in->fourcc, in->width, in->height));
     *out = *in;
@@ -91,6 +91,7 @@ const framecl_plugin descriptor = {
     .build_options = nullptr,
     .negotiate = negotiate,
     .plan = plan,
+    .param_block = nullptr,
 };
 
 } // namespace

@@ -21,6 +21,7 @@
 #include "base/abi_enum.hpp"
 #include "base/log.hpp"
 #include "pipeline/kernel_source.hpp"
+#include "pipeline/plane_image.hpp"
 
 namespace framecl::pipeline {
 namespace {
@@ -97,7 +98,7 @@ std::optional<std::string> schemaProblem(const ParamSchema& p)
 // Why a plan cannot be executed, or nothing. `out` is what negotiate gave for `in`.
 std::optional<std::string> planProblem(const framecl_plan& plan, const framecl_format& in,
                                        const framecl_format& out, uint32_t kernel_file_count,
-                                       uint32_t output_image_planes)
+                                       uint32_t output_image_planes, bool has_param_block)
 {
     if (plan.dispatch_count == 0 || plan.dispatch_count > FRAMECL_MAX_DISPATCHES)
         return fmt::format("dispatch_count {} is not between 1 and {}", plan.dispatch_count,
@@ -167,7 +168,7 @@ std::optional<std::string> planProblem(const framecl_plan& plan, const framecl_f
             const auto argProblem = [&](const std::string& what) {
                 return problem(fmt::format("argument {}: {}", a, what));
             };
-            const std::optional<framecl_arg_kind> kind = abiEnum(arg.kind, FRAMECL_ARG_STATE);
+            const std::optional<framecl_arg_kind> kind = abiEnum(arg.kind, FRAMECL_ARG_PARAMS);
             if (!kind)
                 return argProblem(fmt::format("unknown kind {}", abiInteger(arg.kind)));
             switch (*kind) {
@@ -176,6 +177,9 @@ std::optional<std::string> planProblem(const framecl_plan& plan, const framecl_f
                 if (arg.index >= in_planes)
                     return argProblem(fmt::format("input plane {}, but {} has {}", arg.index,
                                                   formatText(in), in_planes));
+                if (*kind == FRAMECL_ARG_INPUT_IMAGE && !planeImage(in, arg.index))
+                    return argProblem(fmt::format("input plane {} as an image, but {} has no image form",
+                                                  arg.index, formatText(in)));
                 break;
             case FRAMECL_ARG_OUTPUT_PLANE:
             case FRAMECL_ARG_OUTPUT_IMAGE:
@@ -192,8 +196,15 @@ std::optional<std::string> planProblem(const framecl_plan& plan, const framecl_f
                 if (arg.index >= plan.intermediate_count)
                     return argProblem(fmt::format("intermediate {}, but the plan declares {}",
                                                   arg.index, plan.intermediate_count));
+                if (*kind == FRAMECL_ARG_INTERMEDIATE_IMAGE && !planeImage(plan.intermediates[arg.index].format, 0))
+                    return argProblem(fmt::format("intermediate {} as an image, but {} has no image form", arg.index,
+                                                  formatText(plan.intermediates[arg.index].format)));
                 (*kind == FRAMECL_ARG_INTERMEDIATE_IMAGE ? intermediate_images : intermediate_buffers) |=
                     1u << arg.index;
+                break;
+            case FRAMECL_ARG_PARAMS:
+                if (!has_param_block)
+                    return argProblem("the parameter block, but the plugin has no param_block");
                 break;
             case FRAMECL_ARG_STATE:
                 if (arg.index >= plan.state_count)
@@ -350,11 +361,12 @@ Result<Plugin> Plugin::fromDescriptor(const framecl_plugin* descriptor, fs::path
                                       std::shared_ptr<void> module)
 {
     const std::string where = origin(file);
-    // Only the first field is read before the version is known to match: the rest of
-    // another version's struct may be laid out differently.
-    if (descriptor->abi_version != FRAMECL_PLUGIN_ABI_VERSION)
-        return fail(fmt::format("{}: plugin ABI version {}, this framecld needs {}", where,
-                                descriptor->abi_version, FRAMECL_PLUGIN_ABI_VERSION));
+    // Only the first field is read before the version is known to be one this framecld
+    // loads: the rest of another version's struct may be laid out differently. An older
+    // version's descriptor is this one's first fields, and nothing past them is read.
+    if (descriptor->abi_version < FRAMECL_PLUGIN_ABI_OLDEST || descriptor->abi_version > FRAMECL_PLUGIN_ABI_VERSION)
+        return fail(fmt::format("{}: plugin ABI version {}, this framecld loads {} to {}", where,
+                                descriptor->abi_version, FRAMECL_PLUGIN_ABI_OLDEST, FRAMECL_PLUGIN_ABI_VERSION));
     if (!descriptor->name || !*descriptor->name)
         return fail(fmt::format("{}: the descriptor has no name", where));
     const std::string name = descriptor->name;
@@ -381,6 +393,7 @@ Result<Plugin> Plugin::fromDescriptor(const framecl_plugin* descriptor, fs::path
     plugin.description_ = copyString(descriptor->description);
     plugin.build_options_ = copyString(descriptor->build_options);
     plugin.kernel_names_ = std::make_unique<KernelNames>();
+    plugin.param_block_ = descriptor->abi_version >= 5 ? descriptor->param_block : nullptr;
 
     for (uint32_t i = 0; i < descriptor->kernel_file_count; ++i) {
         const char* kernel_file = descriptor->kernel_files[i];
@@ -469,7 +482,8 @@ Result<framecl_plan> Plugin::plan(const framecl_format& in, const ResolvedParams
         return fail(error[0] ? std::string(error.data())
                              : fmt::format("{} could not plan {} and did not say why", label(),
                                            formatText(in)));
-    if (auto problem = planProblem(plan, in, *out, uint32_t(kernel_files_.size()), output_image_planes))
+    if (auto problem = planProblem(plan, in, *out, uint32_t(kernel_files_.size()), output_image_planes,
+                                   param_block_ != nullptr))
         return fail(
             fmt::format("{} returned a bad plan for {}: {}", label(), formatText(in), *problem));
 
@@ -488,6 +502,27 @@ Result<framecl_plan> Plugin::plan(const framecl_format& in, const ResolvedParams
                   framecl_arg{});
     }
     return plan;
+}
+
+Result<std::vector<uint8_t>> Plugin::paramBlock(const framecl_format& in, const ResolvedParams& params) const
+{
+    if (!param_block_)
+        return std::vector<uint8_t>{};
+    std::vector<uint8_t> block(FRAMECL_MAX_PARAM_BLOCK_BYTES);
+    uint32_t used = 0;
+    std::array<char, error_capacity> error{};
+    const int status = param_block_(&in, params.values(), block.data(), uint32_t(block.size()), &used, error.data(),
+                                    error.size());
+    error.back() = '\0';
+    if (status != 0)
+        return fail(error[0] ? std::string(error.data())
+                             : fmt::format("{} could not make its parameter block for {} and did not say why", label(),
+                                           formatText(in)));
+    if (used == 0 || used > block.size())
+        return fail(fmt::format("{} returned a parameter block of {} bytes for {}, not between 1 and {}", label(),
+                                used, formatText(in), block.size()));
+    block.resize(used);
+    return block;
 }
 
 const char* Plugin::keepKernelName(const char* name) const

@@ -67,6 +67,12 @@ public:
     Result<framecl_plan> plan(const framecl_format& in, const ResolvedParams& params,
                               uint32_t output_image_planes = 0) const;
 
+    // Whether the plugin makes a parameter block (ABI 5's param_block).
+    bool hasParamBlock() const { return param_block_ != nullptr; }
+    // The stage's parameter block for `in` (which negotiate accepted) with `params`:
+    // empty for a plugin without one; the plugin's message when it refuses the values.
+    Result<std::vector<uint8_t>> paramBlock(const framecl_format& in, const ResolvedParams& params) const;
+
 private:
     struct KernelNames;
 
@@ -83,6 +89,7 @@ private:
     std::vector<std::string> kernel_files_;
     std::string build_options_;
     std::unique_ptr<KernelNames> kernel_names_;
+    decltype(framecl_plugin::param_block) param_block_ = nullptr; // null before ABI 5
 };
 
 // The plugins of one load of daemon.plugin_dirs. A SIGHUP loads a new registry; open
@@ -94,7 +101,7 @@ public:
     // RTLD_LOCAL). Refused, each with one warning line and an entry in problems(): a
     // file or its directory writable by users other than its owner and root; a file
     // dlopen fails on; one without the entry symbol, or whose entry returns NULL; an
-    // ABI version other than FRAMECL_PLUGIN_ABI_VERSION; a descriptor that fails
+    // ABI version outside FRAMECL_PLUGIN_ABI_OLDEST to _VERSION; a descriptor that fails
     // Plugin::fromDescriptor; a name already loaded. A missing directory is a problem
     // too. Logs one info line listing what loaded. A file replaced on disk since an
     // earlier load, whose registry may still be in use, is loaded anew.
@@ -103,7 +110,7 @@ public:
 
     const Plugin* find(const std::string& name) const;
     std::vector<const Plugin*> plugins() const; // `copy` first, then in load order
-    // "<file>: plugin ABI version 7, this framecld needs 1", one per refusal.
+    // "<file>: plugin ABI version 7, this framecld loads 4 to 5", one per refusal.
     const std::vector<std::string>& problems() const { return problems_; }
 
 private:

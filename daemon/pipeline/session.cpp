@@ -13,6 +13,7 @@
 #include "gpu/cl_error.hpp"
 #include "gpu/vendor_extensions.hpp"
 #include "memory/intermediate_planner.hpp"
+#include "pipeline/plane_image.hpp"
 #include "pipeline/recorded_sequence.hpp"
 #include "pipeline/stage_plan.hpp"
 
@@ -59,30 +60,6 @@ Result<void> checkShape(const framecl_frame_layout& layout, const FrameShape& wa
         return {};
     return fail(fmt::format("{} buffer holds {}, the session {} {}", role, describe(shape),
                             role[0] == 'i' ? "reads" : "writes", describe(wanted)));
-}
-
-// A plane of a frame as an image (plugin.h, the *_IMAGE kinds), and the kernel of
-// kernels/copy.cl that copies such a plane from a buffer into one.
-struct PlaneImage {
-    cl_image_format format;
-    uint32_t width, height;
-    uint32_t pixel_bytes;
-    const char* copy_kernel;
-};
-
-PlaneImage planeImage(const framecl_format& frame, uint32_t plane)
-{
-    switch (frame.fourcc) {
-    case DRM_FORMAT_R16:
-        return {{CL_R, CL_UNSIGNED_INT16}, frame.width, frame.height, 2, "copy_plane_to_image_r16"};
-    case DRM_FORMAT_ABGR8888:
-        return {{CL_RGBA, CL_UNSIGNED_INT8}, frame.width, frame.height, 4, "copy_plane_to_image_rgba8"};
-    case DRM_FORMAT_NV12: // the UV plane's bytes, Cb at even x and Cr at odd: CL_RG is rarer (PoCL lacks it)
-        return {{CL_R, CL_UNSIGNED_INT8}, frame.width, plane == 1 ? (frame.height + 1) / 2 : frame.height, 1,
-                "copy_plane_to_image_r8"};
-    default: // R8
-        return {{CL_R, CL_UNSIGNED_INT8}, frame.width, frame.height, 1, "copy_plane_to_image_r8"};
-    }
 }
 
 // The built-in copy of input plane `plane` into the image the stage reads it from:
@@ -240,7 +217,7 @@ Result<std::vector<std::vector<Session::StageDispatch>>> Session::planDispatches
                                         "plugin that copies it into one is missing",
                                         k + 1, stage_names_[k]));
             copied_planes[p] = addIntermediate(stages[k].in, true, p);
-            add(copy_plugin, copyToImage(planeImage(stages[k].in, p), p), true);
+            add(copy_plugin, copyToImage(*planeImage(stages[k].in, p), p), true);
         }
         for (uint32_t d = 0; d < stages[k].plan.dispatch_count; ++d)
             add(pipeline_->stages[k].plugin, stages[k].plan.dispatches[d], false);
@@ -285,6 +262,7 @@ Result<std::vector<framecl_frame_layout>> Session::sizeConstantsAndState(const s
     for (const StagePlan& stage : stages) {
         for (uint32_t c = 0; c < stage.plan.constant_count; ++c)
             fixed_bytes_ += stage.plan.constants[c].size;
+        fixed_bytes_ += stage.param_block.size();
         for (uint32_t i = 0; i < stage.plan.state_count; ++i) {
             const framecl_format& format = stage.plan.states[i].format;
             fixed_bytes_ += framecl_packed_layout(format.fourcc, format.width, format.height,
@@ -302,7 +280,7 @@ Result<void> Session::makeImages()
     uint64_t bytes = 0;
     for (const Intermediate& intermediate : intermediates_)
         if (intermediate.image) {
-            const PlaneImage image = planeImage(intermediate.format, intermediate.plane);
+            const PlaneImage image = *planeImage(intermediate.format, intermediate.plane);
             bytes += uint64_t(image.width) * image.height * image.pixel_bytes;
         }
     if (bytes == 0)
@@ -317,7 +295,7 @@ Result<void> Session::makeImages()
         const Intermediate& intermediate = intermediates_[i];
         if (!intermediate.image)
             continue;
-        const PlaneImage image = planeImage(intermediate.format, intermediate.plane);
+        const PlaneImage image = *planeImage(intermediate.format, intermediate.plane);
         cl_int err = CL_SUCCESS;
         cl::Image2D made(gpu_->context(), CL_MEM_READ_WRITE | CL_MEM_HOST_NO_ACCESS,
                          cl::ImageFormat(image.format.image_channel_order, image.format.image_channel_data_type),
@@ -343,6 +321,8 @@ Result<void> Session::makeKernels(const std::vector<StagePlan>& stages,
             return made;
         if (auto made = makeConstants(k, stages[k].plan); !made)
             return made;
+        if (auto made = makeParamBlock(k, stages[k].param_block); !made)
+            return made;
         for (const StageDispatch& planned : dispatches[k])
             if (auto added = addDispatch(k, planned, stages[k].choice, state_base, constant_base); !added)
                 return added;
@@ -365,6 +345,21 @@ Result<void> Session::makeStates(size_t k, const framecl_plan& plan,
             return fail(gpu::clFailure("clCreateBuffer", err,
                                        fmt::format("stage {} ({}): state {}", k + 1, stage_names_[k], i)));
     }
+    return {};
+}
+
+Result<void> Session::makeParamBlock(size_t k, const std::vector<uint8_t>& block)
+{
+    param_blocks_.emplace_back();
+    if (block.empty())
+        return {};
+    // Read by the kernels, written by the host when a client changes the stage's values.
+    cl_int err = CL_SUCCESS;
+    param_blocks_.back() = cl::Buffer(gpu_->context(), CL_MEM_READ_ONLY | CL_MEM_HOST_WRITE_ONLY | CL_MEM_COPY_HOST_PTR,
+                                      block.size(), const_cast<uint8_t*>(block.data()), &err);
+    if (err != CL_SUCCESS)
+        return fail(gpu::clFailure("clCreateBuffer", err,
+                                   fmt::format("stage {} ({}): its parameter block", k + 1, stage_names_[k])));
     return {};
 }
 
@@ -396,7 +391,7 @@ Result<void> Session::addDispatch(size_t k, const StageDispatch& planned, const 
     cl::Kernel kernel(clCreateKernel(program, plan.kernel, &err));
     if (err != CL_SUCCESS)
         return fail(gpu::clFailure("clCreateKernel", err, name));
-    auto local_args = bindArguments(kernel, name, index, planned, state_base, constant_base);
+    auto local_args = bindArguments(kernel, name, index, planned, state_base, constant_base, param_blocks_[k]);
     if (!local_args)
         return tl::unexpected(local_args.error());
     // plugin.h: the global size is rounded up to the local size the plugin asks
@@ -417,7 +412,8 @@ Result<void> Session::addDispatch(size_t k, const StageDispatch& planned, const 
 Result<std::vector<std::pair<cl_uint, size_t>>> Session::bindArguments(const cl::Kernel& kernel,
                                                                        const std::string& name, uint32_t index,
                                                                        const StageDispatch& planned,
-                                                                       size_t state_base, size_t constant_base)
+                                                                       size_t state_base, size_t constant_base,
+                                                                       const cl::Buffer& param_block)
 {
     cl_uint arg_index = 0;
     std::vector<std::pair<cl_uint, size_t>> local_args;
@@ -460,6 +456,11 @@ Result<std::vector<std::pair<cl_uint, size_t>>> Session::bindArguments(const cl:
         case FRAMECL_ARG_CONSTANT: {
             const cl_mem constant = constants_[constant_base + arg.index]();
             bound = setArg(kernel, name, arg_index++, sizeof constant, &constant);
+            break;
+        }
+        case FRAMECL_ARG_PARAMS: {
+            const cl_mem block = param_block();
+            bound = setArg(kernel, name, arg_index++, sizeof block, &block);
             break;
         }
         case FRAMECL_ARG_STATE: {

@@ -381,6 +381,9 @@ private:
                             const std::vector<framecl_frame_layout>& state_layouts);
     // Creates stage k's constants, each filled from its plan.
     Result<void> makeConstants(size_t k, const framecl_plan& plan);
+    // Adds stage k's parameter block to param_blocks_, filled with `block`; an empty
+    // buffer where the stage has none.
+    Result<void> makeParamBlock(size_t k, const std::vector<uint8_t>& block);
     // Creates the kernel of one of stage k's dispatches, binds its arguments and adds it
     // to dispatches_, whole. The stage's states and constants start at `state_base` and
     // `constant_base`.
@@ -388,10 +391,11 @@ private:
                              size_t constant_base);
     // Binds the arguments of session dispatch `index` that no frame changes, and notes
     // those the frame's buffers and the intermediates fill; returns its local-memory
-    // arguments (index, bytes).
+    // arguments (index, bytes). `param_block` is the stage's (plugin.h, param_block).
     Result<std::vector<std::pair<cl_uint, size_t>>> bindArguments(const cl::Kernel& kernel, const std::string& name,
                                                                   uint32_t index, const StageDispatch& planned,
-                                                                  size_t state_base, size_t constant_base);
+                                                                  size_t state_base, size_t constant_base,
+                                                                  const cl::Buffer& param_block);
     // Seeds every prediction by calibrateCost on scratch frames (session_budget.cpp).
     Result<void> calibrate(const std::atomic<bool>* cancelled, GpuTurns* turns);
     // Allocates the buffer intermediates where `placement` puts them, in place of any
@@ -429,6 +433,7 @@ private:
     FrameShape output_{};
     std::vector<std::string> stage_names_;
     std::vector<cl::Buffer> constants_;     // the plans' constants
+    std::vector<cl::Buffer> param_blocks_;  // each stage's parameter block, or none (plugin.h, param_block)
     std::vector<Intermediate> intermediates_;
     std::vector<IntermediateArg> intermediate_args_;
     std::vector<cl::Buffer> intermediate_buffers_; // device buffers and on-chip views

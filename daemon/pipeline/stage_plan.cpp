@@ -63,9 +63,13 @@ Result<std::vector<StagePlan>> negotiateFormats(const PipelineDefinition& pipeli
             return stageError(pipeline, k,
                               fmt::format("its output {} is over limits.max_frame_pixels = {}", describe(*out),
                                           max_frame_pixels));
+        auto block = definition.plugin->paramBlock(in, stage.params);
+        if (!block)
+            return stageError(pipeline, k, block.error().message);
         stage.in = in;
         stage.out = *out;
         stage.plan = *plan;
+        stage.param_block = std::move(*block);
         stages.push_back(std::move(stage));
         in = *out;
     }

@@ -21,6 +21,9 @@ struct StagePlan {
     FrameShape in{};
     FrameShape out{};
     framecl_plan plan{}; // for `in`
+    // The plugin's parameter block for `in` and `params` (plugin.h, param_block); empty
+    // where it has none.
+    std::vector<uint8_t> param_block;
     // The plan writes its output as an image, for the next stage, which reads it only so.
     bool out_image = false;
 };

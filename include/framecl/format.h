@@ -1,4 +1,4 @@
-/* framecl frame layouts: a DRM fourcc, a size, and an explicit offset and stride per
+/* framecl frame layouts: a fourcc, a size, and an explicit offset and stride per
  * plane, as a dma-buf exporter (V4L2, a camera HAL, GBM) describes its buffers.
  * Public and stable; plain C so that camera code in C links it too. */
 #ifndef FRAMECL_FORMAT_H
@@ -7,6 +7,11 @@
 #include <stdint.h>
 
 #include <drm_fourcc.h> /* DRM_FORMAT_R8, DRM_FORMAT_NV12, DRM_FORMAT_ABGR8888 (libdrm) */
+
+/* A camera sensor's raw Bayer formats have no DRM fourcc: framecl takes V4L2's
+ * (V4L2_PIX_FMT_SRGGB8 ... V4L2_PIX_FMT_SGBRG12P of <linux/videodev2.h>), one plane of
+ * 8 bits a sample, 10 or 12 in 16-bit words, or MIPI CSI-2 packed RAW10 (4 samples in 5
+ * bytes) and RAW12 (2 in 3), in the four orders; docs/filters.md, "Bayer formats". */
 
 #ifdef __cplusplus
 extern "C" {
@@ -23,7 +28,7 @@ struct framecl_plane {
 };
 
 struct framecl_frame_layout {
-    uint32_t fourcc; /* DRM_FORMAT_R8, DRM_FORMAT_R16, DRM_FORMAT_NV12 or DRM_FORMAT_ABGR8888 */
+    uint32_t fourcc; /* DRM_FORMAT_R8, _R16, _NV12, _ABGR8888, _ABGR16161616, or a Bayer format */
     uint32_t width;
     uint32_t height;
     uint32_t num_planes;
@@ -33,21 +38,23 @@ struct framecl_frame_layout {
 /* Planes of a supported format (1 or 2), or 0 for a format framecl does not know. */
 uint32_t framecl_format_planes(uint32_t fourcc);
 
-/* "R8", "R16", "NV12", "ABGR8888", or NULL for a format framecl does not know. */
+/* "R8", "R16", "NV12", "ABGR8888", "ABGR16161616", a Bayer format's V4L2 name without
+ * its prefix ("SRGGB10P"), or NULL for a format framecl does not know. */
 const char* framecl_format_name(uint32_t fourcc);
 
-/* The DRM fourcc named by "r8", "r16", "nv12" or "abgr8888" (any case), or 0. */
+/* The fourcc named by one of framecl_format_name()'s names (any case), or 0. */
 uint32_t framecl_format_from_name(const char* name);
 
-/* Fills `layout` with tightly packed planes (stride = width x bytes per pixel, planes
+/* Fills `layout` with tightly packed planes (stride = the bytes of a row's pixels, planes
  * one after another) and returns the bytes the frame needs, or 0 if the format is
- * unknown or the size is 0 or odd where the format subsamples (NV12). */
+ * unknown or the size is 0 or one the format does not allow (an odd side for NV12 and
+ * Bayer, a width that is not a multiple of 4 for packed RAW10). */
 uint64_t framecl_packed_layout(uint32_t fourcc, uint32_t width, uint32_t height,
                                struct framecl_frame_layout* layout);
 
-/* Checks a layout: a known format, the right plane count, a non-zero size (even for
- * NV12), strides that cover each row. Returns NULL if it is valid, else a static
- * text saying what is wrong. */
+/* Checks a layout: a known format, the right plane count, a non-zero size the format
+ * allows, strides that cover each row. Returns NULL if it is valid, else a static text
+ * saying what is wrong. */
 const char* framecl_layout_problem(const struct framecl_frame_layout* layout);
 
 /* Bytes from the buffer's start to the end of the last plane's last row: the least

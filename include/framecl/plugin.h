@@ -22,8 +22,11 @@
 extern "C" {
 #endif
 
-/* Bumped on any change to the structs below; the daemon refuses other versions. */
-#define FRAMECL_PLUGIN_ABI_VERSION 4
+/* Bumped on any change to the structs below. The daemon loads this version and the
+ * older ones down to FRAMECL_PLUGIN_ABI_OLDEST, whose descriptors are this one's first
+ * fields (5 added param_block and FRAMECL_ARG_PARAMS), and refuses any other. */
+#define FRAMECL_PLUGIN_ABI_VERSION 5
+#define FRAMECL_PLUGIN_ABI_OLDEST 4
 
 /* The one symbol a plugin exports. */
 #define FRAMECL_PLUGIN_ENTRY "framecl_plugin_descriptor"
@@ -100,6 +103,8 @@ enum framecl_arg_kind {
                                    * only where the request asks for it */
     FRAMECL_ARG_INTERMEDIATE_IMAGE = 10, /* `index`: intermediate of this plan, as an image */
     FRAMECL_ARG_STATE = 11,       /* `index`: state buffer of this plan; plane 0 */
+    FRAMECL_ARG_PARAMS = 12,      /* the stage's parameter block (param_block), as a
+                                   * read-only buffer (__global const); ABI 5 */
 };
 
 struct framecl_arg {
@@ -117,6 +122,7 @@ struct framecl_arg {
 #define FRAMECL_MAX_CONSTANTS 2
 #define FRAMECL_MAX_CONSTANT_BYTES 1024
 #define FRAMECL_MAX_STATES 2
+#define FRAMECL_MAX_PARAM_BLOCK_BYTES 16384
 
 /* Bits of framecl_dispatch.tileable_axes: the axes along which the daemon may split
  * the dispatch into tiles (with global offsets) to bound each one's GPU time. */
@@ -197,8 +203,10 @@ struct framecl_plugin {
 
     /* The output format for `in` with `params` (one per schema entry). Returns 0, or
      * non-zero with a message in `error` ("input must be ABGR8888, got NV12"). `in` is
-     * always a format framecld holds (R8, R16, NV12, ABGR8888; NV12 of even sides), at
-     * least 1x1, with every plane's stride and offset within 32 bits. */
+     * always a format framecld holds (R8, R16, ABGR8888, ABGR16161616, NV12, the Bayer
+     * formats of framecl/format.h) at a size it allows (even sides for NV12 and Bayer, a
+     * width that is a multiple of 4 for packed RAW10), with every plane's stride and
+     * offset within 32 bits. */
     int (*negotiate)(const struct framecl_format* in, const struct framecl_param_value* params,
                      struct framecl_format* out, char* error, size_t error_size);
 
@@ -207,6 +215,21 @@ struct framecl_plugin {
     int (*plan)(const struct framecl_format* in, const struct framecl_param_value* params,
                 const struct framecl_plan_request* request, struct framecl_plan* plan, char* error,
                 size_t error_size);
+
+    /* ABI 5; may be NULL. The stage's parameter block: the bytes its kernels read through
+     * FRAMECL_ARG_PARAMS, made from its parameters (gains, a matrix, a curve sampled into
+     * a table), so that a camera's control loop can change them from one frame to the
+     * next without the session's recording being made anew (docs/plugin-guide.md,
+     * "Parameter blocks"). Writes its bytes into `block` (`block_size` of them,
+     * FRAMECL_MAX_PARAM_BLOCK_BYTES, arrive zeroed) and their count into `*used` (at least
+     * 1), and returns 0; or non-zero with a message in `error`. `in` is a format
+     * negotiate accepted with `params`. Called when a session opens and whenever a
+     * client gives the stage new values; the daemon copies the bytes into the block
+     * before the first frame that uses them. For any values of the parameters the
+     * client may change, the block's size and the stage's plan must stay the same: the
+     * daemon checks, and refuses values that change the plan. */
+    int (*param_block)(const struct framecl_format* in, const struct framecl_param_value* params,
+                       uint8_t* block, uint32_t block_size, uint32_t* used, char* error, size_t error_size);
 };
 
 typedef const struct framecl_plugin* (*framecl_plugin_entry)(void);

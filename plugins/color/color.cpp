@@ -5,11 +5,13 @@
 //   abgr_to_y     ABGR8888 -> R8, BT.601 luma
 //   nv12_to_y     NV12 -> R8, the Y plane unchanged
 //   nv12_to_abgr  NV12 -> ABGR8888, with `matrix` (bt601, bt709) and `range` (limited, full)
+//   abgr_to_nv12  ABGR8888 -> NV12, with `matrix` and `range`
 // and `variant`, the work per work item of nv12_to_abgr (the other ops ignore it: they
 // have one kernel each):
 //   block2x2    one 2x2 block, which shares one Cb, Cr pair (the first kernel)
 //   block8x2    8x2 pixels, with aligned 8- and 16-byte loads and stores
 //   block16x2   16x2 pixels, with aligned 16-byte loads and stores
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 
@@ -22,8 +24,8 @@ namespace {
 using namespace framecl_plugins;
 
 // The values of `op`, in the order of the Op enum.
-const char* const ops[] = {"abgr_to_y", "nv12_to_y", "nv12_to_abgr", nullptr};
-enum Op { abgr_to_y, nv12_to_y, nv12_to_abgr };
+const char* const ops[] = {"abgr_to_y", "nv12_to_y", "nv12_to_abgr", "abgr_to_nv12", nullptr};
+enum Op { abgr_to_y, nv12_to_y, nv12_to_abgr, abgr_to_nv12 };
 
 // The values of `matrix` and `range`, in the order of their enums.
 const char* const matrices[] = {"bt601", "bt709", nullptr};
@@ -43,7 +45,7 @@ const framecl_param_schema params[param_count] = {
         .name = "op",
         .type = FRAMECL_PARAM_TYPE_ENUM,
         .help = "the conversion: abgr_to_y (ABGR8888 to BT.601 luma in R8), nv12_to_y (the Y plane of "
-                "NV12 as R8), nv12_to_abgr (NV12 to ABGR8888, alpha 255)",
+                "NV12 as R8), nv12_to_abgr (NV12 to ABGR8888, alpha 255), abgr_to_nv12 (ABGR8888 to NV12)",
         .default_number = 0,
         .default_string = "abgr_to_y",
         .min = 0,
@@ -54,7 +56,8 @@ const framecl_param_schema params[param_count] = {
     {
         .name = "matrix",
         .type = FRAMECL_PARAM_TYPE_ENUM,
-        .help = "the YCbCr matrix of nv12_to_abgr: bt601 (Kr 0.299, Kb 0.114) or bt709 (Kr 0.2126, Kb 0.0722)",
+        .help = "the YCbCr matrix of nv12_to_abgr and abgr_to_nv12: bt601 (Kr 0.299, Kb 0.114) or bt709 (Kr "
+                "0.2126, Kb 0.0722)",
         .default_number = 0,
         .default_string = "bt601",
         .min = 0,
@@ -65,7 +68,8 @@ const framecl_param_schema params[param_count] = {
     {
         .name = "range",
         .type = FRAMECL_PARAM_TYPE_ENUM,
-        .help = "the code range of nv12_to_abgr's input: limited (Y 16-235, Cb and Cr 16-240) or full (0-255)",
+        .help = "the code range of nv12_to_abgr's input and abgr_to_nv12's output: limited (Y 16-235, Cb and Cr "
+                "16-240) or full (0-255)",
         .default_number = 0,
         .default_string = "limited",
         .min = 0,
@@ -110,6 +114,16 @@ int negotiate(const framecl_format* in, const framecl_param_value* values, frame
         if (in->fourcc != DRM_FORMAT_NV12)
             return refuseInput(in, "NV12", error, error_size);
         *out = {DRM_FORMAT_ABGR8888, in->width, in->height};
+        return 0;
+    case abgr_to_nv12:
+        if (in->fourcc != DRM_FORMAT_ABGR8888)
+            return refuseInput(in, "ABGR8888", error, error_size);
+        if (in->width % 2 || in->height % 2) {
+            std::snprintf(error, error_size, "abgr_to_nv12 needs an even width and height, got %ux%u", in->width,
+                          in->height);
+            return 1;
+        }
+        *out = {DRM_FORMAT_NV12, in->width, in->height};
         return 0;
     }
     std::snprintf(error, error_size, "unknown op");
@@ -244,6 +258,52 @@ void planNv12ToAbgr(const framecl_format* in, const framecl_param_value* values,
     plan->dispatch_count = 1;
 }
 
+// abgr_to_nv12(src plane, y plane, uv plane, width, height, y_r, y_g, y_b, y_offset, u_r,
+// u_g, u_b, v_r, v_g, v_b): one work item per 2x2 block. The matrix and range of
+// docs/filters.md are folded here, in double, into integer weights in units of 2^-16:
+// Y's of R, G, B with the range's scale, and Cb's and Cr's with the chroma scale
+// (224/255 for limited range), Cb = (B - Y) / (2 (1 - Kb)), Cr = (R - Y) / (2 (1 - Kr)).
+void planAbgrToNv12(const framecl_format* in, const framecl_param_value* values, framecl_plan* plan)
+{
+    const bool bt709_matrix = enumIndex(values[param_matrix], matrices) == bt709;
+    const bool full_range = enumIndex(values[param_range], ranges) == full;
+    const double kr = bt709_matrix ? 0.2126 : 0.299;
+    const double kb = bt709_matrix ? 0.0722 : 0.114;
+    const double kg = 1.0 - kr - kb;
+    const double y_scale = full_range ? 1.0 : 219.0 / 255.0;
+    const double c_scale = full_range ? 1.0 : 224.0 / 255.0;
+    const auto weight = [](double w) {
+        framecl_arg arg{};
+        arg.kind = FRAMECL_ARG_INT;
+        arg.int_value = int32_t(std::lround(w * 65536.0));
+        return arg;
+    };
+    framecl_dispatch& dispatch = plan->dispatches[0];
+    dispatch.kernel = "abgr_to_nv12";
+    dispatch.kernel_file = 0;
+    dispatch.dims = 2;
+    dispatch.global[0] = in->width / 2;
+    dispatch.global[1] = in->height / 2;
+    dispatch.tileable_axes = FRAMECL_AXIS_X | FRAMECL_AXIS_Y;
+    dispatch.args[0] = planeArg(FRAMECL_ARG_INPUT_PLANE, 0);
+    dispatch.args[1] = planeArg(FRAMECL_ARG_OUTPUT_PLANE, 0);
+    dispatch.args[2] = planeArg(FRAMECL_ARG_OUTPUT_PLANE, 1);
+    dispatch.args[3] = uintArg(in->width);
+    dispatch.args[4] = uintArg(in->height);
+    dispatch.args[5] = weight(kr * y_scale);
+    dispatch.args[6] = weight(kg * y_scale);
+    dispatch.args[7] = weight(kb * y_scale);
+    dispatch.args[8] = framecl_arg{FRAMECL_ARG_INT, 0, 0, full_range ? 0 : 16, 0, 0};
+    dispatch.args[9] = weight(-kr / (2 * (1 - kb)) * c_scale);
+    dispatch.args[10] = weight(-kg / (2 * (1 - kb)) * c_scale);
+    dispatch.args[11] = weight(0.5 * c_scale);
+    dispatch.args[12] = weight(0.5 * c_scale);
+    dispatch.args[13] = weight(-kg / (2 * (1 - kr)) * c_scale);
+    dispatch.args[14] = weight(-kb / (2 * (1 - kr)) * c_scale);
+    dispatch.arg_count = 15;
+    plan->dispatch_count = 1;
+}
+
 // `in` is a format negotiate accepted, so only the op is left to choose.
 int plan(const framecl_format* in, const framecl_param_value* values, const framecl_plan_request* request,
          framecl_plan* plan, char* error, size_t error_size)
@@ -257,6 +317,9 @@ int plan(const framecl_format* in, const framecl_param_value* values, const fram
         return 0;
     case nv12_to_abgr:
         planNv12ToAbgr(in, values, plan);
+        return 0;
+    case abgr_to_nv12:
+        planAbgrToNv12(in, values, plan);
         return 0;
     }
     std::snprintf(error, error_size, "unknown op");
@@ -275,6 +338,7 @@ const framecl_plugin descriptor = {
     .build_options = nullptr,
     .negotiate = negotiate,
     .plan = plan,
+    .param_block = nullptr,
 };
 
 } // namespace

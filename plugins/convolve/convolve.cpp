@@ -402,6 +402,7 @@ const framecl_plugin descriptor = {
     .build_options = nullptr,
     .negotiate = negotiate,
     .plan = plan,
+    .param_block = nullptr,
 };
 
 } // namespace

@@ -4,7 +4,7 @@
 # frames, and compare_opencv.py --check-only runs OpenCV on the same inputs and fails
 # where an output differs past what docs/filters.md says the two definitions allow.
 # OpenCV is a reference written by others: this checks framecl's semantics (borders,
-# anchors, rounding, the colour matrix, Keys' cubic, blockmatch's tie rule), not only its
+# anchors, rounding, the colour matrix, Keys' cubic, Bayer orders, blockmatch's tie rule), not only its
 # kernels against framecl's own CPU references.
 # Usage: compare_opencv_test.sh FRAMECL_BENCH PYTHON SCRIPT
 set -euo pipefail
@@ -15,7 +15,7 @@ trap 'rm -rf "$work"' EXIT
 # blockmatch runs on a random frame and the same moved (framecl-bench checks the motion
 # itself, and exits 1 where it is wrong), compared here with matchTemplate per block.
 "$bench" --sizes 138x66 --runs 1 --warmup 0 --no-extra-sizes \
-    --filters copy,color,box,sobel,bicubic,convolve,blockmatch \
+    --filters copy,color,box,sobel,bicubic,convolve,demosaic,blockmatch \
     --plugin-dir "$FRAMECL_PLUGIN_DIR" --kernel-dir "$FRAMECL_SOURCE_ROOT/kernels" --cache-dir "$work/cache" \
     --dump "$work/frames" --json "$work/bench.json" --markdown "$work/bench.md"
 "$python" "$script" "$work/bench.json" --check-only

@@ -1,7 +1,9 @@
 // `framecl process --in-process` on real image files, checked against the CPU
 // reference decoded independently with stb_image.
 #include <cstdlib>
+#include <fstream>
 #include <memory>
+#include <sstream>
 
 #include <doctest/doctest.h>
 #include <stb/stb_image.h>
@@ -9,8 +11,10 @@
 
 #include "child_process.hpp"
 #include "daemon_fixture.hpp"
+#include "reference_bayer.hpp"
 #include "reference_color.hpp"
 #include "reference_epsilon.hpp"
+#include "reference_isp.hpp"
 #include "reference_sobel.hpp"
 #include "temp_dir.hpp"
 #include "test_env.hpp"
@@ -113,6 +117,37 @@ TEST_CASE("process --pipeline luma through a running daemon matches the CPU refe
                                daemon.dir().path());
     REQUIRE_MESSAGE(run.status.code == 0, run.err);
     CHECK(decode(output, 1).pixels == lumaPlane(decode(input, 4).pixels));
+}
+
+TEST_CASE("a RAW10 frame through the shipped camera-isp-rgb comes back as the references chained")
+{
+    // The pipeline as config/pipelines.d has it: neutral levels, MHC, the identity, sRGB.
+    std::ifstream file(requireSourceRoot() / "config/pipelines.d/camera-isp.toml");
+    std::stringstream pipelines;
+    pipelines << file.rdbuf();
+    RunningDaemon daemon(pipelines.str());
+
+    const Decoded photo = decode(requireEnv("FRAMECL_SOURCE_ROOT") + "/tests/data/testcard.png", 4);
+    const BayerSamples raw = mosaic(photo.pixels, uint32_t(photo.width), uint32_t(photo.height), "RGGB", 10);
+    const size_t row_bytes = packedRowBytes(Packing::Mipi10, raw.width);
+    std::vector<uint8_t> packed(row_bytes * raw.height);
+    for (uint32_t y = 0; y < raw.height; ++y)
+        packRow(raw, y, Packing::Mipi10, &packed[y * row_bytes]);
+    const auto input = daemon.dir() / "frame.srggb10p";
+    std::ofstream(input, std::ios::binary).write(reinterpret_cast<const char*>(packed.data()), long(packed.size()));
+
+    const auto output = daemon.dir() / "frame.png";
+    auto run = runToCompletion({requireEnv("FRAMECL_CLI"), "process", "--socket", daemon.socket().string(),
+                                "--pipeline", "camera-isp-rgb", "--format", "srggb10p", "--size", "320x240", "--in",
+                                input.string(), "--out", output.string()},
+                               daemon.dir().path());
+    REQUIRE_MESSAGE(run.status.code == 0, run.err);
+    const double unit_gains[3] = {1, 1, 1};
+    const double identity[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    const double no_offsets[3] = {0, 0, 0};
+    const auto expected = toneMap(colourCorrect(demosaic(levels(raw, 0, unit_gains), Demosaic::Mhc), identity, no_offsets),
+                                  toneCurvePoints({}));
+    CHECK(decode(output, 4).pixels == expected);
 }
 
 TEST_CASE("a first process of a 3264x2448 photo through three stages on a fresh daemon passes the default timeout")

@@ -17,6 +17,7 @@ const framecl_plugin descriptor = {
     .build_options = nullptr,
     .negotiate = nullptr,
     .plan = nullptr,
+    .param_block = nullptr,
 };
 
 } // namespace

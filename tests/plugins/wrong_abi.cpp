@@ -16,6 +16,7 @@ const framecl_plugin descriptor = {
     .build_options = nullptr,
     .negotiate = nullptr,
     .plan = nullptr,
+    .param_block = nullptr,
 };
 
 } // namespace

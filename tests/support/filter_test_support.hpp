@@ -24,17 +24,13 @@ namespace framecl::test {
 // test can see that a filter wrote nothing there.
 inline constexpr uint8_t poison = 0xA5;
 
-// Bytes per row and rows of plane `p` of a frame of a format framecl knows.
+// Bytes per row of a frame's planes (NV12's two alike), as framecl_packed_layout packs
+// them, and rows of plane `p`.
 inline uint32_t planeRowBytes(uint32_t fourcc, uint32_t width)
 {
-    switch (fourcc) {
-    case DRM_FORMAT_R16:
-        return 2 * width;
-    case DRM_FORMAT_ABGR8888:
-        return 4 * width;
-    default: // R8; NV12's Y plane and its rows of Cb, Cr pairs
-        return width;
-    }
+    framecl_frame_layout packed{};
+    REQUIRE(framecl_packed_layout(fourcc, width, 2, &packed) > 0);
+    return packed.planes[0].stride;
 }
 
 inline uint32_t planeRows(uint32_t fourcc, uint32_t p, uint32_t height)
@@ -168,6 +164,17 @@ struct FilterDevice {
         auto session = tryOpen(name, input, options);
         REQUIRE_MESSAGE(session, (session ? "" : session.error().message));
         return std::move(*session);
+    }
+
+    // Why the catalog leaves out pipeline `name` of `pipelines_toml` on this device's
+    // plugins (a stage that refuses its parameters for every input format), or "" where
+    // it offers it.
+    std::string leftOut(const std::string& pipelines_toml, const std::string& name) const
+    {
+        const auto catalog = pipeline::buildCatalog(pipelineConfig(pipelines_toml), pipelines.registry,
+                                                    pipelines.programs);
+        const auto found = catalog.left_out.find(name);
+        return found == catalog.left_out.end() ? std::string() : found->second;
     }
 
     // Runs one frame from `in` into `out`, waits for it and reads `out` back.

@@ -77,4 +77,49 @@ inline std::vector<uint8_t> nv12ToAbgr(const std::vector<uint8_t>& y_plane, cons
     return abgr;
 }
 
+// A packed ABGR8888 frame of even sides to NV12's planes (docs/filters.md, `color`'s
+// op abgr_to_nv12): weights in units of 2^-16 rounded from the matrix and range, each
+// pixel's Y from its R, G, B, each 2x2 block's Cb and Cr from the block's sums.
+struct Nv12Planes {
+    std::vector<uint8_t> y, uv;
+};
+
+inline Nv12Planes abgrToNv12(const std::vector<uint8_t>& abgr, uint32_t width, uint32_t height, YuvMatrix matrix,
+                             YuvRange range)
+{
+    const double kr = matrix == YuvMatrix::Bt709 ? 0.2126 : 0.299;
+    const double kb = matrix == YuvMatrix::Bt709 ? 0.0722 : 0.114;
+    const double kg = 1 - kr - kb;
+    const bool full = range == YuvRange::Full;
+    const double ys = full ? 1 : 219.0 / 255, cs = full ? 1 : 224.0 / 255;
+    const auto w = [](double v) { return int64_t(std::llround(v * 65536)); };
+    const int64_t y_w[3] = {w(kr * ys), w(kg * ys), w(kb * ys)};
+    const int64_t u_w[3] = {w(-kr / (2 * (1 - kb)) * cs), w(-kg / (2 * (1 - kb)) * cs), w(0.5 * cs)};
+    const int64_t v_w[3] = {w(0.5 * cs), w(-kg / (2 * (1 - kr)) * cs), w(-kb / (2 * (1 - kr)) * cs)};
+    const int64_t y_offset = full ? 0 : 16;
+    // floor((sum + offset 2^shift + 2^(shift - 1)) / 2^shift), clamped.
+    const auto finish = [](int64_t sum, int64_t offset, int shift) {
+        const int64_t total = sum + (offset << shift) + (int64_t(1) << (shift - 1));
+        const int64_t floored = total >= 0 ? total >> shift : -((-total + (int64_t(1) << shift) - 1) >> shift);
+        return uint8_t(std::clamp<int64_t>(floored, 0, 255));
+    };
+    Nv12Planes out{std::vector<uint8_t>(size_t(width) * height), std::vector<uint8_t>(size_t(width) * height / 2)};
+    for (uint32_t by = 0; by < height / 2; ++by)
+        for (uint32_t bx = 0; bx < width / 2; ++bx) {
+            int64_t sums[3] = {0, 0, 0};
+            for (uint32_t y = 2 * by; y < 2 * by + 2; ++y)
+                for (uint32_t x = 2 * bx; x < 2 * bx + 2; ++x) {
+                    const uint8_t* p = &abgr[(size_t(y) * width + x) * 4];
+                    for (int c = 0; c < 3; ++c)
+                        sums[c] += p[c];
+                    out.y[size_t(y) * width + x] =
+                        finish(y_w[0] * p[0] + y_w[1] * p[1] + y_w[2] * p[2], y_offset, 16);
+                }
+            out.uv[size_t(by) * width + 2 * bx] = finish(u_w[0] * sums[0] + u_w[1] * sums[1] + u_w[2] * sums[2], 128, 18);
+            out.uv[size_t(by) * width + 2 * bx + 1] =
+                finish(v_w[0] * sums[0] + v_w[1] * sums[1] + v_w[2] * sums[2], 128, 18);
+        }
+    return out;
+}
+
 } // namespace framecl::test

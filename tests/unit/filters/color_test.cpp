@@ -3,7 +3,8 @@
 // tests/support/reference_color.hpp: nv12_to_y exactly, nv12_to_abgr (float in the
 // kernel) within 1 per channel of the reference's double arithmetic, and every
 // nv12_to_abgr variant byte for byte as block2x2, on padded buffers and on buffers whose
-// offsets and strides are multiples of 16 (the wide variants' aligned path).
+// offsets and strides are multiples of 16 (the wide variants' aligned path); abgr_to_nv12
+// exactly, for each matrix and range.
 #include <string>
 #include <vector>
 
@@ -66,6 +67,18 @@ stages = [ { plugin = "color", op = "nv12_to_abgr", matrix = "bt709", range = "f
 [[pipeline]]
 name = "luma"
 stages = [ { plugin = "color", op = "abgr_to_y" } ]
+[[pipeline]]
+name = "nv12-bt601-limited"
+stages = [ { plugin = "color", op = "abgr_to_nv12", matrix = "bt601", range = "limited" } ]
+[[pipeline]]
+name = "nv12-bt601-full"
+stages = [ { plugin = "color", op = "abgr_to_nv12", matrix = "bt601", range = "full" } ]
+[[pipeline]]
+name = "nv12-bt709-limited"
+stages = [ { plugin = "color", op = "abgr_to_nv12", matrix = "bt709", range = "limited" } ]
+[[pipeline]]
+name = "nv12-bt709-full"
+stages = [ { plugin = "color", op = "abgr_to_nv12", matrix = "bt709", range = "full" } ]
 )" + variantPipelines();
 
 test::FilterDevice& device()
@@ -283,4 +296,34 @@ TEST_CASE("abgr_to_y still refuses an NV12 input, naming its format")
     REQUIRE_FALSE(session);
     CAPTURE(session.error().message);
     CHECK(session.error().message.find("input must be ABGR8888, got NV12") != std::string::npos);
+}
+
+TEST_CASE("abgr_to_nv12 equals the reference exactly for each matrix and range, and refuses odd sizes")
+{
+    const Conversion to_nv12[] = {
+        {"nv12-bt601-limited", YuvMatrix::Bt601, YuvRange::Limited},
+        {"nv12-bt601-full", YuvMatrix::Bt601, YuvRange::Full},
+        {"nv12-bt709-limited", YuvMatrix::Bt709, YuvRange::Limited},
+        {"nv12-bt709-full", YuvMatrix::Bt709, YuvRange::Full},
+    };
+    uint32_t seed = 300;
+    for (const Conversion& conversion : to_nv12)
+        for (const framecl_format& size : nv12_sizes) {
+            const std::string pipeline = conversion.pipeline;
+            CAPTURE(pipeline);
+            CAPTURE(size.width);
+            const framecl_format abgr{DRM_FORMAT_ABGR8888, size.width, size.height};
+            LaidOutBuffer in(*device().gpu, paddedLayout(abgr, 3), seed++);
+            auto session = device().open(pipeline, abgr);
+            LaidOutBuffer out(*device().gpu, paddedLayout(session->output(), 7), 0);
+            device().run(*session, in, out);
+            const test::Nv12Planes expected =
+                test::abgrToNv12(in.plane(0), size.width, size.height, conversion.matrix, conversion.range);
+            CHECK(test::differingPixels(out.plane(0), expected.y, size.width, 1) == "");
+            CHECK(test::differingPixels(out.plane(1), expected.uv, size.width, 2) == "");
+            CHECK(out.paddingWritten() == 0);
+        }
+    auto odd = device().tryOpen("nv12-bt601-limited", {DRM_FORMAT_ABGR8888, 17, 5});
+    REQUIRE_FALSE(odd);
+    CHECK(odd.error().message.find("abgr_to_nv12 needs an even width and height, got 17x5") != std::string::npos);
 }

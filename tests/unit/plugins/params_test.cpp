@@ -47,7 +47,8 @@ const framecl_plugin descriptor = {FRAMECL_PLUGIN_ABI_VERSION,
                                    sobel_kernel_files,
                                    nullptr,
                                    acceptAll,
-                                   planNothing};
+                                   planNothing,
+                                   nullptr};
 
 const pipeline::Plugin& sobel()
 {

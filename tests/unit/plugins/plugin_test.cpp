@@ -66,7 +66,8 @@ framecl_plugin goodDescriptor()
             test_kernel_files,
             nullptr,
             negotiateR8,
-            planSpoiled};
+            planSpoiled,
+            nullptr};
 }
 
 const framecl_format r8{DRM_FORMAT_R8, 64, 48};
@@ -98,7 +99,7 @@ TEST_CASE("a descriptor of another ABI version is refused without reading past t
     descriptor.abi_version = 7;
     const auto plugin = Plugin::fromDescriptor(&descriptor, "old.so");
     REQUIRE_FALSE(plugin);
-    CHECK(plugin.error().message == "old.so: plugin ABI version 7, this framecld needs " + std::to_string(FRAMECL_PLUGIN_ABI_VERSION));
+    CHECK(plugin.error().message == "old.so: plugin ABI version 7, this framecld loads 4 to 5");
 }
 
 TEST_CASE("a plugin built before state buffers (ABI version 3) is refused with the registry's message")
@@ -107,7 +108,20 @@ TEST_CASE("a plugin built before state buffers (ABI version 3) is refused with t
     descriptor.abi_version = 3;
     const auto plugin = Plugin::fromDescriptor(&descriptor, "stateless.so");
     REQUIRE_FALSE(plugin);
-    CHECK(plugin.error().message == "stateless.so: plugin ABI version 3, this framecld needs 4");
+    CHECK(plugin.error().message == "stateless.so: plugin ABI version 3, this framecld loads 4 to 5");
+}
+
+TEST_CASE("a plugin built for ABI version 4 loads, and nothing past its descriptor's end is read")
+{
+    // Version 4's descriptor ends before param_block: what lies there is not the plugin's.
+    framecl_plugin descriptor = goodDescriptor();
+    descriptor.abi_version = 4;
+    std::memset(&descriptor.param_block, 0xff, sizeof descriptor.param_block);
+    const auto plugin = Plugin::fromDescriptor(&descriptor, "older.so");
+    REQUIRE_MESSAGE(plugin, (plugin ? "" : plugin.error().message));
+    CHECK_FALSE(plugin->hasParamBlock());
+    CHECK(plugin->plan(r8, {}));
+    CHECK(plugin->paramBlock(r8, {}).value().empty());
 }
 
 TEST_CASE("a descriptor that cannot be used is refused, naming the plugin and the fault")
@@ -193,8 +207,10 @@ TEST_CASE("a plan that breaks the ABI's rules is refused, naming the plugin and 
          "dispatch 0: argument 2: intermediate 1, but the plan declares 1"},
         {[](framecl_plan& p) { p.dispatches[0].args[3].local_bytes = 0; },
          "dispatch 0: argument 3: local memory of 0 bytes"},
-        {[](framecl_plan& p) { p.dispatches[0].args[3].kind = framecl_arg_kind(12); },
-         "dispatch 0: argument 3: unknown kind 12"},
+        {[](framecl_plan& p) { p.dispatches[0].args[3].kind = framecl_arg_kind(13); },
+         "dispatch 0: argument 3: unknown kind 13"},
+        {[](framecl_plan& p) { p.dispatches[0].args[3].kind = FRAMECL_ARG_PARAMS; },
+         "dispatch 0: argument 3: the parameter block, but the plugin has no param_block"},
         {[](framecl_plan& p) { p.dispatches[0].args[3] = {FRAMECL_ARG_OUTPUT_IMAGE, 0, 0, 0, 0, 0}; },
          "dispatch 0: argument 3: output plane 0 as an image, which the daemon did not ask for"},
         {[](framecl_plan& p) { p.dispatches[0].args[3] = {FRAMECL_ARG_INTERMEDIATE_IMAGE, 0, 0, 0, 0, 0}; },

@@ -1,0 +1,27 @@
+// A 3x3 colour-correction matrix with offsets on ABGR16161616 (docs/filters.md,
+// "`ccm`: colour-correction matrix").
+//
+// ccm: one work item per pixel. The stage's parameter block holds twelve ints in units
+// of 2^-12: the matrix row by row (output R, G, B), then the offsets. Each output channel
+// is clamp((sum of weight x input + offset + 2^11) >> 12, 0, 65535), the shift arithmetic
+// (halves toward +infinity), summed in 64 bits: a weight up to 8 x 2^12 times 65535,
+// three times, is past 32. Alpha is copied. A pixel's 8 bytes are loaded and stored as
+// bytes, so any offset and stride will do.
+
+__kernel void ccm(__global const uchar* restrict src, uint src_offset, uint src_stride, __global uchar* restrict dst,
+                  uint dst_offset, uint dst_stride, uint width, uint height, __global const int* restrict params)
+{
+    const uint x = get_global_id(0);
+    const uint y = get_global_id(1);
+    if (x >= width || y >= height)
+        return;
+    const ushort4 in = as_ushort4(vload8(0, src + src_offset + y * src_stride + 8 * x));
+    const long3 rgb = convert_long3(in.xyz);
+    ushort out[3];
+    for (int c = 0; c < 3; ++c) {
+        const long sum = params[3 * c] * rgb.x + params[3 * c + 1] * rgb.y + params[3 * c + 2] * rgb.z +
+                         params[9 + c] + 2048;
+        out[c] = (ushort)clamp(sum >> 12, 0L, 65535L);
+    }
+    vstore8(as_uchar8((ushort4)(out[0], out[1], out[2], in.w)), 0, dst + dst_offset + y * dst_stride + 8 * x);
+}

@@ -1,0 +1,40 @@
+// A tone curve from ABGR16161616 to ABGR8888 (docs/filters.md, "`tone`: tone curve").
+//
+// tone: one work item per pixel. The stage's parameter block holds n, the curve's number
+// of points (2 to 4096), then n ushorts L: its outputs in units of 1/65535 at inputs
+// evenly spaced over 0 to 65535. A channel v is interpolated between the two points
+// around it, in integers:
+//   t = v (n - 1), i = t / 65535, f = t % 65535,
+//   w = (L[i] (65535 - f) + L[min(i + 1, n - 1)] f + 32767) / 65535,
+// then brought to 8 bits, (w 255 + 32767) / 65535: both rounded half up. The products
+// pass 32 bits, so the sum is in 64. Alpha is taken to 8 bits the same way, without the
+// curve. A pixel's bytes are loaded and stored as bytes, so any offset and stride will do.
+
+static inline uchar tone_to_8(uint w)
+{
+    return (uchar)((w * 255u + 32767u) / 65535u);
+}
+
+static inline uchar tone_channel(uint v, uint n, __global const ushort* restrict points)
+{
+    const uint t = v * (n - 1u);
+    const uint i = t / 65535u;
+    const uint f = t - i * 65535u;
+    const ulong sum = (ulong)points[i] * (65535u - f) + (ulong)points[min(i + 1u, n - 1u)] * f + 32767u;
+    return tone_to_8((uint)(sum / 65535u));
+}
+
+__kernel void tone(__global const uchar* restrict src, uint src_offset, uint src_stride, __global uchar* restrict dst,
+                   uint dst_offset, uint dst_stride, uint width, uint height, __global const uint* restrict params)
+{
+    const uint x = get_global_id(0);
+    const uint y = get_global_id(1);
+    if (x >= width || y >= height)
+        return;
+    const uint n = params[0];
+    __global const ushort* points = (__global const ushort*)(params + 1);
+    const uint4 in = convert_uint4(as_ushort4(vload8(0, src + src_offset + y * src_stride + 8 * x)));
+    vstore4((uchar4)(tone_channel(in.x, n, points), tone_channel(in.y, n, points), tone_channel(in.z, n, points),
+                     tone_to_8(in.w)),
+            0, dst + dst_offset + y * dst_stride + 4 * x);
+}
