@@ -16,6 +16,10 @@ std::string none(const FrameSize&)
 
 constexpr uint32_t blockmatch_block = 16;
 
+// The ISP stages' own size besides --sizes: a 12.3 MP sensor (4056x3040, as Sony's
+// IMX477).
+constexpr FrameSize isp_size{4056, 3040};
+
 } // namespace
 
 const std::vector<BenchCase>& benchCases()
@@ -26,7 +30,9 @@ const std::vector<BenchCase>& benchCases()
     // OpenCV's a = -0.75, so that compare_opencv.py times INTER_CUBIC against the same
     // weights. blockmatch by SSD, so that compare_opencv.py's matchTemplate TM_SQDIFF has its
     // cost; moved by (3, -2), within its range of 8. demosaic's bilinear on 10-bit RGGB,
-    // so that compare_opencv.py checks it against cvtColor COLOR_BayerBG2RGB on 16 bits.
+    // so that compare_opencv.py checks it against cvtColor COLOR_BayerBG2RGB on 16 bits;
+    // the ISP's stages with a camera's settings (a black level of 64 in 10 bits, daylight
+    // gains, a sensor's matrix), as the camera-isp pipeline runs them.
     static const std::vector<BenchCase> cases = {
         {"copy", "copy", DRM_FORMAT_ABGR8888, none, {}},
         {"color nv12_to_abgr", "color", DRM_FORMAT_NV12,
@@ -63,8 +69,21 @@ const std::vector<BenchCase>& benchCases()
                     "scale = 0.0000152587890625";
          },
          {}},
+        {"color abgr_to_nv12", "color", DRM_FORMAT_ABGR8888,
+         [](const FrameSize&) -> std::string { return "op = \"abgr_to_nv12\", matrix = \"bt709\""; }, {}},
+        {"bayer SRGGB10P levels", "bayer", V4L2_PIX_FMT_SRGGB10P,
+         [](const FrameSize&) -> std::string { return "black_level = 64, gains = [1.9, 1.0, 1.6]"; },
+         {isp_size}},
         {"demosaic bilinear SRGGB10", "demosaic", V4L2_PIX_FMT_SRGGB10,
-         [](const FrameSize&) -> std::string { return "method = \"bilinear\""; }, {}},
+         [](const FrameSize&) -> std::string { return "method = \"bilinear\""; }, {isp_size}},
+        {"demosaic mhc SRGGB10", "demosaic", V4L2_PIX_FMT_SRGGB10,
+         [](const FrameSize&) -> std::string { return "method = \"mhc\""; }, {isp_size}},
+        {"ccm", "ccm", DRM_FORMAT_ABGR16161616,
+         [](const FrameSize&) -> std::string {
+             return "matrix = [1.78, -0.62, -0.16, -0.24, 1.51, -0.27, 0.03, -0.58, 1.55]";
+         },
+         {isp_size}},
+        {"tone srgb", "tone", DRM_FORMAT_ABGR16161616, none, {isp_size}},
         {"meanshift sp5 sr6", "meanshift", DRM_FORMAT_ABGR8888,
          [](const FrameSize&) -> std::string { return "sp = 5, sr = 6"; }, {{2560, 2560}}},
         {"blockmatch b16 r8 ssd", "blockmatch", DRM_FORMAT_R8,

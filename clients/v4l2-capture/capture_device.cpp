@@ -28,18 +28,22 @@ Result<void> failed(const char* call, const std::string& what)
     return fail(fmt::format("{} ({}): {}", call, what, std::strerror(errno)));
 }
 
-// V4L2 names framecl's formats by fourccs of its own: the same bytes in memory.
-std::optional<uint32_t> v4l2Format(uint32_t drm_fourcc)
+// V4L2 names framecl's DRM formats by fourccs of its own, the same bytes in memory; the
+// Bayer formats framecl names by V4L2's fourccs already.
+std::optional<uint32_t> v4l2Format(uint32_t fourcc)
 {
-    switch (drm_fourcc) {
+    switch (fourcc) {
     case DRM_FORMAT_NV12:
         return V4L2_PIX_FMT_NV12; // Y plane, then interleaved U, V at half size
     case DRM_FORMAT_R8:
         return V4L2_PIX_FMT_GREY;
     case DRM_FORMAT_ABGR8888:
         return V4L2_PIX_FMT_RGBA32; // bytes R, G, B, A
-    default:
+    case DRM_FORMAT_R16:
+    case DRM_FORMAT_ABGR16161616:
         return std::nullopt;
+    default: // the Bayer formats, the only others framecl_format_name knows
+        return framecl_format_name(fourcc) ? std::optional<uint32_t>(fourcc) : std::nullopt;
     }
 }
 
@@ -65,7 +69,7 @@ Result<CaptureDevice> CaptureDevice::open(const std::string& path, uint32_t four
 
     const auto pixelformat = v4l2Format(fourcc);
     if (!pixelformat)
-        return fail(fmt::format("{} has no V4L2 counterpart here (nv12, r8 and abgr8888 do)",
+        return fail(fmt::format("{} has no V4L2 counterpart here (nv12, r8, abgr8888 and the Bayer formats do)",
                                 framecl_format_name(fourcc)));
     v4l2_format format{};
     format.type = V4L2_BUF_TYPE_VIDEO_CAPTURE;

@@ -101,9 +101,18 @@ int main(int argc, char** argv)
     app.add_option("--device,-d", settings.device, "The V4L2 capture device, e.g. /dev/video0")->required();
     app.add_option("--pipeline,-p", settings.pipeline, "Pipeline name (`copy` always exists)")->required();
     app.add_option("--frames", settings.frames, "Frames to send")->required()->check(CLI::PositiveNumber);
-    app.add_option("--format", format, "Pixel format to capture: nv12, r8 (V4L2 GREY) or abgr8888 (V4L2 RGBA32)")
+    app.add_option("--format", format,
+                   "Pixel format to capture: nv12, r8 (V4L2 GREY), abgr8888 (V4L2 RGBA32), or a Bayer format by its "
+                   "V4L2 name (srggb8 ... sgbrg12p)")
         ->capture_default_str()
-        ->check(CLI::IsMember({"nv12", "r8", "abgr8888"}, CLI::ignore_case));
+        ->check(CLI::Validator(
+            [](const std::string& name) {
+                const uint32_t fourcc = framecl_format_from_name(name.c_str());
+                return fourcc && fourcc != DRM_FORMAT_R16 && fourcc != DRM_FORMAT_ABGR16161616
+                           ? std::string()
+                           : "not a format to capture: nv12, r8, abgr8888, or a Bayer format (srggb8 ... sgbrg12p)";
+            },
+            "FORMAT"));
     app.add_option("--size", size, "Frame size to ask the device for, WIDTHxHEIGHT; it may choose another")
         ->capture_default_str();
     app.add_option("--io", io,

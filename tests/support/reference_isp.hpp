@@ -1,12 +1,14 @@
 #pragma once
-// CPU references of the ISP's stages on linear RGB, written from docs/filters.md ("ccm",
-// "tone"): a colour-correction matrix with offsets on ABGR16161616, and a tone curve
-// from it to ABGR8888, sRGB's or a table's.
+// CPU references of the ISP's stages on linear RGB, written from docs/filters.md: a
+// colour-correction matrix with offsets on ABGR16161616, a tone curve from it to
+// ABGR8888, sRGB's or a table's; and the shipped camera-isp pipeline's stages chained.
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
+
+#include "reference_bayer.hpp"
 
 namespace framecl::test {
 
@@ -69,6 +71,17 @@ inline std::vector<uint8_t> toneMap(const std::vector<uint16_t>& rgba16, const s
         out[i] = to8(w);
     }
     return out;
+}
+
+// The shipped camera-isp-rgb pipeline (config/pipelines.d/camera-isp.toml: black level 0,
+// gains of 1, MHC, the identity matrix, sRGB) on `raw`: RGBA8, 4 bytes a pixel.
+inline std::vector<uint8_t> shippedCameraIspRgb(const BayerSamples& raw)
+{
+    const double unit_gains[3] = {1, 1, 1};
+    const double identity[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    const double no_offsets[3] = {0, 0, 0};
+    return toneMap(colourCorrect(demosaic(levels(raw, 0, unit_gains), Demosaic::Mhc), identity, no_offsets),
+                   toneCurvePoints({}));
 }
 
 } // namespace framecl::test

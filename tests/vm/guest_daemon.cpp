@@ -2,7 +2,9 @@
 #include "guest_daemon.hpp"
 
 #include <csignal>
+#include <fstream>
 #include <memory>
+#include <sstream>
 
 #include "temp_dir.hpp"
 
@@ -10,9 +12,10 @@ namespace framecl::test {
 
 namespace {
 
-// Its config, for every case:
-// - the colour plugin alone: each program it builds costs a minute of the emulated CPU
-//   the first time (PoCL's cache keeps them from run to run);
+// Its config, for every case, with the shipped camera-isp pipelines after it:
+// - the colour plugin, and the ISP's for camera-isp: each program a plugin builds costs
+//   a minute of the emulated CPU the first time (PoCL's cache keeps them from run to
+//   run), so no other;
 // - no tuning, which would build and run variants there;
 // - a kernel budget no frame here reaches, so that no frame is cut into tiles: PoCL
 //   compiles a kernel for each work-group size, and a tile's height, from a budget
@@ -51,10 +54,16 @@ const RunningDaemon& guestDaemon()
     tried = true;
     const auto plugin_dir = state.plugins / "plugins";
     std::filesystem::create_directories(plugin_dir);
-    std::filesystem::create_symlink(std::filesystem::path(requireEnv("FRAMECL_PLUGIN_DIR")) / "framecl-color.so",
-                                    plugin_dir / "framecl-color.so");
+    for (const char* plugin : {"color", "bayer", "demosaic", "ccm", "tone"}) {
+        const std::string file = std::string("framecl-") + plugin + ".so";
+        std::filesystem::create_symlink(std::filesystem::path(requireEnv("FRAMECL_PLUGIN_DIR")) / file,
+                                        plugin_dir / file);
+    }
+    std::ifstream isp(requireSourceRoot() / "config/pipelines.d/camera-isp.toml");
+    std::stringstream isp_pipelines;
+    isp_pipelines << isp.rdbuf();
     state.daemon = std::make_unique<RunningDaemon>(
-        config, "plugin_dirs = [\"" + plugin_dir.string() + "\"]\n",
+        config + isp_pipelines.str(), "plugin_dirs = [\"" + plugin_dir.string() + "\"]\n",
         std::map<std::string, std::string>{{"LD_PRELOAD", requireEnv("FRAMECL_SEMAPHORE_EMULATION")}}, guest_wait);
     return *state.daemon;
 }

@@ -1,7 +1,8 @@
 // A real V4L2 capture driver's frames through framecld: vivid (loaded by run-in-guest)
 // streams its test pattern into dma-bufs, framecl-v4l2-capture sends them through the
 // guest's framecld, and every output is checked against its capture — the same buffer,
-// as the tool read it through the dma-buf between the CPU-access calls.
+// as the tool read it through the dma-buf between the CPU-access calls: NV12 through
+// copy and a colour conversion, and vivid's RAW Bayer through the shipped camera-isp.
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -15,6 +16,7 @@
 #include "child_process.hpp"
 #include "guest_daemon.hpp"
 #include "reference_color.hpp"
+#include "reference_isp.hpp"
 #include "temp_dir.hpp"
 #include "test_env.hpp"
 
@@ -78,6 +80,36 @@ TEST_CASE("vivid's frames through framecl-v4l2-capture: copy verified, nv12_to_a
             const std::vector<uint8_t> chroma(nv12.begin() + ptrdiff_t(width) * height, nv12.end());
             CHECK(readFile(files.path() / fmt::format("frame-{:06}.raw", frame)) ==
                   nv12ToAbgr(luma, chroma, width, height, YuvMatrix::Bt601, YuvRange::Limited));
+        }
+    }
+}
+
+TEST_CASE("vivid's RAW Bayer frames through camera-isp: each output the CPU references chained on its capture")
+{
+    const RunningDaemon& daemon = guestDaemon();
+    for (const std::string io : {"mmap", "dmabuf"}) {
+        CAPTURE(io);
+        TempDir files;
+        const auto isp = capture(daemon, {"--io", io, "--buffers", "vgem", "--format", "srggb10", "--pipeline",
+                                          "camera-isp", "--frames", "3", "--output", "raw", "--save-captures",
+                                          "--output-dir", files.path().string()});
+        REQUIRE(isp["ok"] == 3);
+        CHECK(isp["format"] == "SRGGB10");
+        CHECK(isp["output_format"] == "NV12");
+        const auto size = isp["size"].get<std::string>();
+        const uint32_t width = std::stoul(size.substr(0, size.find('x')));
+        const uint32_t height = std::stoul(size.substr(size.find('x') + 1));
+        for (int frame = 0; frame < 3; ++frame) {
+            CAPTURE(frame);
+            const auto captured = readFile(files.path() / fmt::format("capture-{:06}.raw", frame));
+            REQUIRE(captured.size() == size_t(width) * height * 2);
+            const BayerSamples raw =
+                unpack(captured.data(), size_t(width) * 2, Packing::Words, "RGGB", 10, width, height);
+            const Nv12Planes expected =
+                abgrToNv12(shippedCameraIspRgb(raw), width, height, YuvMatrix::Bt709, YuvRange::Limited);
+            std::vector<uint8_t> planes = expected.y;
+            planes.insert(planes.end(), expected.uv.begin(), expected.uv.end());
+            CHECK(readFile(files.path() / fmt::format("frame-{:06}.raw", frame)) == planes);
         }
     }
 }
