@@ -353,9 +353,9 @@ Result<void> Session::makeParamBlock(size_t k, const std::vector<uint8_t>& block
     param_blocks_.emplace_back();
     if (block.empty())
         return {};
-    // Read by the kernels, written by the host when a client changes the stage's values.
+    // As a plan's constant: its bytes copied once, read by the kernels only.
     cl_int err = CL_SUCCESS;
-    param_blocks_.back() = cl::Buffer(gpu_->context(), CL_MEM_READ_ONLY | CL_MEM_HOST_WRITE_ONLY | CL_MEM_COPY_HOST_PTR,
+    param_blocks_.back() = cl::Buffer(gpu_->context(), CL_MEM_READ_ONLY | CL_MEM_HOST_NO_ACCESS | CL_MEM_COPY_HOST_PTR,
                                       block.size(), const_cast<uint8_t*>(block.data()), &err);
     if (err != CL_SUCCESS)
         return fail(gpu::clFailure("clCreateBuffer", err,

@@ -218,16 +218,14 @@ struct framecl_plugin {
 
     /* ABI 5; may be NULL. The stage's parameter block: the bytes its kernels read through
      * FRAMECL_ARG_PARAMS, made from its parameters (gains, a matrix, a curve sampled into
-     * a table), so that a camera's control loop can change them from one frame to the
-     * next without the session's recording being made anew (docs/plugin-guide.md,
-     * "Parameter blocks"). Writes its bytes into `block` (`block_size` of them,
-     * FRAMECL_MAX_PARAM_BLOCK_BYTES, arrive zeroed) and their count into `*used` (at least
-     * 1), and returns 0; or non-zero with a message in `error`. `in` is a format
-     * negotiate accepted with `params`. Called when a session opens and whenever a
-     * client gives the stage new values; the daemon copies the bytes into the block
-     * before the first frame that uses them. For any values of the parameters the
-     * client may change, the block's size and the stage's plan must stay the same: the
-     * daemon checks, and refuses values that change the plan. */
+     * a table), so that the numbers a camera's control loop moves live in a buffer the
+     * session's recording reads rather than in arguments it captured
+     * (docs/plugin-guide.md, "Parameter blocks"). Writes its bytes into `block`
+     * (`block_size` of them, FRAMECL_MAX_PARAM_BLOCK_BYTES, arrive zeroed) and their count
+     * into `*used` (at least 1), and returns 0; or non-zero with a message in `error`.
+     * `in` is a format negotiate accepted with `params`. Called when a session opens,
+     * after plan; the daemon copies the bytes into a read-only device buffer. Keep the
+     * plan the same for any values of what the block holds, and the block the same size. */
     int (*param_block)(const struct framecl_format* in, const struct framecl_param_value* params,
                        uint8_t* block, uint32_t block_size, uint32_t* used, char* error, size_t error_size);
 };
