@@ -39,7 +39,9 @@ Result<PackedFrame> packedFrame(const std::string& format, const std::string& si
 {
     const uint32_t fourcc = framecl_format_from_name(format.c_str());
     if (!fourcc)
-        return fail(fmt::format("--format {}: not a format framecl knows (nv12, r8, r16, abgr8888, abgr16161616, or a Bayer format: docs/filters.md)", format));
+        return fail(fmt::format("--format {}: not a format framecl knows (nv12, r8, r16, abgr8888, abgr16161616, "
+                                "or a Bayer format: docs/filters.md)",
+                                format));
     const auto parsed = parseSize(size);
     if (!parsed)
         return fail(fmt::format("--size {}: expected WIDTHxHEIGHT, e.g. 1920x1080", size));

@@ -67,8 +67,6 @@ public:
     Result<framecl_plan> plan(const framecl_format& in, const ResolvedParams& params,
                               uint32_t output_image_planes = 0) const;
 
-    // Whether the plugin makes a parameter block (ABI 5's param_block).
-    bool hasParamBlock() const { return param_block_ != nullptr; }
     // The stage's parameter block for `in` (which negotiate accepted) with `params`:
     // empty for a plugin without one; the plugin's message when it refuses the values.
     Result<std::vector<uint8_t>> paramBlock(const framecl_format& in, const ResolvedParams& params) const;

@@ -2,6 +2,7 @@
 // against tests/support/reference_isp.hpp, exactly: the sRGB curve on every 16-bit input
 // value and on random pixels, a table of the stage's own, and a table of 4096 points;
 // and what it refuses.
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
