@@ -82,6 +82,10 @@ public:
         const auto start = Clock::now();
         first_submit_ = last_done_ = start;
         for (uint64_t i = 0; i < settings_.frames; ++i) {
+            if (stopRequested()) {
+                report_.stopped_early = true;
+                break;
+            }
             Slot& slot = slots_[i % slots_.size()];
             Input& input = inputs_[i % inputs_.size()];
             while (slot.in_flight || input.in_flight) {
@@ -147,6 +151,8 @@ private:
 
     // Takes in the Dones that arrive until `due`, so that their latency is measured when
     // they come rather than when the next frame is sent. False if the client broke.
+    bool stopRequested() const { return settings_.stop_requested && settings_.stop_requested->load(); }
+
     bool waitUntil(Clock::time_point due)
     {
         for (;;) {

@@ -5,6 +5,7 @@
 // a steady rate, each buffer reused only after its frame's Done came back, whatever its
 // status (a busy or dropped frame frees its buffers too).
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -31,6 +32,8 @@ struct StreamSettings {
     framecl_session_options session_options; // backpressure and deadline of the session
     std::optional<std::filesystem::path> dump_dir;
     bool verify;                 // output == input, for the `copy` pipeline
+    // Set from a signal handler: submit no more frames, wait for those in flight, report.
+    const std::atomic<bool>* stop_requested = nullptr;
 };
 
 struct StageTimes {
@@ -40,6 +43,7 @@ struct StageTimes {
 
 struct StreamReport {
     uint64_t frames = 0;       // submitted
+    bool stopped_early = false; // asked to stop (stop_requested) before the last frame
     uint64_t ok = 0;
     uint64_t failed = 0;       // Done said failed, or the submit itself was refused
     uint64_t lost = 0;         // Done said lost, or no Done came within the timeout

@@ -1,7 +1,9 @@
 // framecl-mock-camera: streams synthetic frames through framecld as a camera process
 // would, and reports what came back.
 #include <algorithm>
+#include <atomic>
 #include <cctype>
+#include <csignal>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -32,6 +34,12 @@ framecl_session_options sessionOptions(std::string backpressure, double deadline
     options.deadline_us = uint32_t(std::min(std::ceil(deadline_ms * 1000.0), double(UINT32_MAX)));
     return options;
 }
+
+// Set by SIGINT and SIGTERM: the stream ends early and still reports (std::atomic<bool>
+// is lock-free, so a handler may store to it).
+std::atomic<bool> stop_requested{false};
+
+void requestStop(int) { stop_requested = true; }
 
 } // namespace
 
@@ -132,6 +140,11 @@ int main(int argc, char** argv)
         fmt::print(stderr, "framecl-mock-camera: {}\n", client.error().message);
         return 1;
     }
+    struct sigaction stop{};
+    stop.sa_handler = requestStop;
+    sigaction(SIGINT, &stop, nullptr);
+    sigaction(SIGTERM, &stop, nullptr);
+    settings.stop_requested = &stop_requested;
     auto report = framecl::mock_camera::streamFrames(client->get(), settings);
     if (!report) {
         fmt::print(stderr, "framecl-mock-camera: {}\n", report.error().message);

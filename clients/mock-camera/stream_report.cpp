@@ -73,7 +73,7 @@ bool streamSucceeded(const StreamReport& report, const StreamSettings& settings)
     const bool dropped_allowed = options.backpressure == FRAMECL_BACKPRESSURE_DROP_OLDEST || options.deadline_us > 0;
     const uint64_t let_go = (busy_allowed ? report.busy : 0) + (dropped_allowed ? report.dropped : 0);
     return report.failed == 0 && report.lost == 0 && (!settings.verify || report.mismatches == 0) &&
-           report.ok + let_go == settings.frames;
+           report.ok + let_go == (report.stopped_early ? report.frames : settings.frames);
 }
 
 nlohmann::json reportJson(const StreamReport& report, const StreamSettings& settings)
@@ -81,7 +81,8 @@ nlohmann::json reportJson(const StreamReport& report, const StreamSettings& sett
     nlohmann::json json{
         {"frames", report.frames},   {"ok", report.ok},           {"failed", report.failed},
         {"lost", report.lost},       {"busy", report.busy},       {"dropped", report.dropped},
-        {"out_of_order", report.out_of_order}, {"fps", achievedFps(report)},
+        {"out_of_order", report.out_of_order}, {"stopped_early", report.stopped_early},
+        {"fps", achievedFps(report)},
         {"first_submit_s", report.first_submit_s}, {"last_done_s", report.last_done_s},
     };
     if (const auto l = latency(report))
@@ -109,7 +110,7 @@ void printReportText(const StreamReport& report, const StreamSettings& settings)
     fmt::print("  backpressure {}, {}\n", backpressureName(settings.session_options.backpressure),
                settings.session_options.deadline_us ? fmt::format("deadline {:g} ms", deadlineMs(settings))
                                                     : std::string("no deadline"));
-    fmt::print("  frames sent     {}\n", report.frames);
+    fmt::print("  frames sent     {}{}\n", report.frames, report.stopped_early ? " (stopped by a signal)" : "");
     fmt::print("  done ok         {}\n", report.ok);
     fmt::print("  failed          {}\n", report.failed);
     fmt::print("  lost            {}\n", report.lost);
