@@ -302,6 +302,20 @@ FRAMECL_EXPORT int framecl_submit_fenced(framecl_client* client, uint32_t sessio
     });
 }
 
+FRAMECL_EXPORT int framecl_submit_with_parameters(framecl_client* client, uint32_t session,
+                                                  uint32_t input_buffer, uint32_t output_buffer,
+                                                  uint64_t sequence, int acquire_fence, int* release_fence,
+                                                  const framecl_frame_parameter* parameters,
+                                                  size_t parameter_count)
+{
+    if (!client) return -EINVAL;
+    if (parameter_count > 0 && !parameters) return -EINVAL;
+    return guarded(client, [&] {
+        return client->submit(session, input_buffer, output_buffer, sequence, acquire_fence,
+                              release_fence, {parameters, parameter_count});
+    });
+}
+
 FRAMECL_EXPORT int framecl_offers_release_fences(const framecl_client* client)
 {
     return client && client->daemon().release_fences ? 1 : 0;

@@ -114,6 +114,7 @@ Outcome<void> framecl_client::restoreSessions(Connection& connection, Deadline d
         if (opened) {
             session.daemon_id = opened->daemon_id;
             session.reopen_error.clear();
+            session.parameters_to_resend = !session.parameters.empty();
             continue;
         }
         // The new daemon may have another configuration without this pipeline: the
@@ -426,7 +427,7 @@ int framecl_client::openSession(SessionRequest request, uint32_t* session,
     });
     if (result < 0) return result;
     const uint32_t id = next_session_id_++;
-    sessions_.emplace(id, Session{std::move(request), opened.daemon_id, {}});
+    sessions_.emplace(id, Session{std::move(request), opened.daemon_id, {}, {}, false});
     *session = id;
     if (output) *output = opened.output;
     return 0;
@@ -455,13 +456,17 @@ int framecl_client::closeSession(uint32_t id)
 }
 
 int framecl_client::submit(uint32_t session_id, uint32_t input_buffer, uint32_t output_buffer,
-                           uint64_t sequence, int acquire_fence, int* release_fence)
+                           uint64_t sequence, int acquire_fence, int* release_fence,
+                           std::span<const framecl_frame_parameter> parameters)
 {
     if (release_fence) *release_fence = -1;
     const auto session = sessions_.find(session_id);
     if (session == sessions_.end()) return fail({EINVAL, fmt::format("no session {}", session_id)});
     for (const uint32_t buffer : {input_buffer, output_buffer})
         if (!buffers_.contains(buffer)) return fail({EINVAL, fmt::format("no buffer {}", buffer)});
+    for (const framecl_frame_parameter& parameter : parameters)
+        if (!parameter.key || (parameter.value_count > 0 && !parameter.values))
+            return fail({EINVAL, "a frame parameter needs a key and its values"});
     return withDaemon([&](Connection& connection) -> Outcome<void> {
         // Read here, after any reconnection: the daemon's id changes with the daemon.
         const std::optional<uint32_t> daemon_session = session->second.daemon_id;
@@ -470,13 +475,27 @@ int framecl_client::submit(uint32_t session_id, uint32_t input_buffer, uint32_t 
                 EINVAL,
                 fmt::format("session {} could not be opened again after framecld restarted: {}",
                             session_id, session->second.reopen_error));
+        std::vector<FrameParameterValues> changes;
+        if (session->second.parameters_to_resend)
+            for (const auto& [where, values] : session->second.parameters)
+                changes.push_back({where.first, where.second, values});
+        for (const framecl_frame_parameter& parameter : parameters)
+            changes.push_back({parameter.stage, parameter.key, {parameter.values, parameter.value_count}});
         flatbuffers::FlatBufferBuilder builder;
         const bool fenced = acquire_fence >= 0;
+        const auto message = submitMessage(builder, *daemon_session, input_buffer, output_buffer, sequence,
+                                           fenced, release_fence != nullptr, changes);
+        if (message.size() > framecl::protocol::max_packet_bytes)
+            return failure(EMSGSIZE,
+                           fmt::format("the frame's parameters make a Submit of {} bytes; one holds at most {}",
+                                       message.size(), framecl::protocol::max_packet_bytes));
         auto sent = connection.sendFrame(
-            submitMessage(builder, *daemon_session, input_buffer, output_buffer, sequence, fenced,
-                          release_fence != nullptr),
-            fenced ? std::span<const int>(&acquire_fence, 1) : std::span<const int>());
+            message, fenced ? std::span<const int>(&acquire_fence, 1) : std::span<const int>());
         if (!sent) return sent;
+        session->second.parameters_to_resend = false;
+        for (const framecl_frame_parameter& parameter : parameters)
+            session->second.parameters[{parameter.stage, parameter.key}].assign(
+                parameter.values, parameter.values + parameter.value_count);
         in_flight_.push_back({session_id, *daemon_session, sequence});
         if (!release_fence) return {};
         return awaitReleaseFence(connection, *daemon_session, sequence, release_fence);

@@ -50,8 +50,10 @@ struct framecl_client {
     int closeSession(uint32_t session);
     // `acquire_fence`: a sync_file sent with the Submit; -1: none. `release_fence`: asks
     // for one and waits for it (-1 there where the frame was refused at once).
+    // `parameters`: changes for this frame on (framecl_submit_with_parameters()).
     int submit(uint32_t session, uint32_t input_buffer, uint32_t output_buffer, uint64_t sequence,
-               int acquire_fence = -1, int* release_fence = nullptr);
+               int acquire_fence = -1, int* release_fence = nullptr,
+               std::span<const framecl_frame_parameter> parameters = {});
     int nextDone(int timeout_ms, framecl_done* done);
     int stats(std::string* json);
     // `seconds` is 1 to 60, checked by the caller.
@@ -68,6 +70,10 @@ struct framecl_client {
         // again after a restart, with `reopen_error` saying why.
         std::optional<uint32_t> daemon_id;
         std::string reopen_error;
+        // The latest values its submits changed, by stage and key: sent again with the
+        // first submit after the session is opened again, as a new daemon knows none.
+        std::map<std::pair<uint32_t, std::string>, std::vector<double>> parameters;
+        bool parameters_to_resend = false;
     };
     struct OpenedSession {
         uint32_t daemon_id;

@@ -130,11 +130,20 @@ std::span<const uint8_t> traceRequestMessage(Builder& builder, uint32_t request_
 
 std::span<const uint8_t> submitMessage(Builder& builder, uint32_t session, uint32_t input_buffer,
                                        uint32_t output_buffer, uint64_t sequence, bool acquire_fence,
-                                       bool release_fence)
+                                       bool release_fence, std::span<const FrameParameterValues> parameters)
 {
+    flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<wire::FrameParameter>>> changes;
+    if (!parameters.empty()) {
+        std::vector<flatbuffers::Offset<wire::FrameParameter>> built;
+        for (const FrameParameterValues& parameter : parameters)
+            built.push_back(wire::CreateFrameParameter(
+                builder, parameter.stage, builder.CreateString(parameter.key),
+                builder.CreateVector(parameter.values.data(), parameter.values.size())));
+        changes = builder.CreateVector(built);
+    }
     return finishEnvelope(builder,
                           wire::CreateSubmit(builder, session, input_buffer, output_buffer,
-                                             sequence, acquire_fence, release_fence));
+                                             sequence, acquire_fence, release_fence, changes));
 }
 
 std::optional<uint32_t> replyRequestId(const wire::Envelope& envelope)

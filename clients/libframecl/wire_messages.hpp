@@ -59,10 +59,17 @@ std::span<const uint8_t> closeSessionMessage(Builder& builder, uint32_t request_
 std::span<const uint8_t> statsRequestMessage(Builder& builder, uint32_t request_id);
 std::span<const uint8_t> traceRequestMessage(Builder& builder, uint32_t request_id,
                                              uint32_t seconds);
+// A parameter a Submit changes (framecl_frame_parameter), viewed.
+struct FrameParameterValues {
+    uint32_t stage;
+    std::string_view key;
+    std::span<const double> values;
+};
+
 // `acquire_fence`: the packet will carry one, a sync_file. `release_fence`: asks for one.
 std::span<const uint8_t> submitMessage(Builder& builder, uint32_t session, uint32_t input_buffer,
                                        uint32_t output_buffer, uint64_t sequence, bool acquire_fence,
-                                       bool release_fence);
+                                       bool release_fence, std::span<const FrameParameterValues> parameters);
 
 // The request_id a reply repeats, or nothing for a message that answers no request.
 std::optional<uint32_t> replyRequestId(const wire::Envelope& envelope);

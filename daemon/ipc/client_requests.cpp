@@ -236,6 +236,7 @@ void Server::openedSession(ClientState& client, const OpeningSession& opening,
                           opening.deadline_us ? fmt::format(", deadline {} us", opening.deadline_us) : "");
     SessionState state;
     client.session_bytes += session->deviceBytes();
+    state.parameters = session->openParameters();
     state.session = std::move(session);
     state.recording = recording;
     state.backpressure = opening.backpressure;

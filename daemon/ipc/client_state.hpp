@@ -32,6 +32,9 @@ struct SessionState {
     std::string recording; // how frames are replayed: "qcom", "khr" or "off"
     wire::Backpressure backpressure = wire::Backpressure::Block;
     uint64_t deadline_ns = 0; // 0: none
+    // The stages' parameters as the last Submit left them: the next frame's, unless its
+    // Submit changes them.
+    std::shared_ptr<const pipeline::ParameterSet> parameters;
     SessionCounters counters;
     FrameMetrics metrics;
     uint32_t in_flight = 0; // accepted and not yet done: waiting or on the GPU
@@ -50,6 +53,7 @@ struct HeldSubmit {
     // held Submits are copied); null: none.
     std::shared_ptr<UniqueFd> acquire_fence;
     bool release_fence = false; // asked for: FrameAccepted brings it when the frame is accepted
+    std::shared_ptr<const pipeline::ParameterSet> parameters{}; // as the Submit left them
 };
 
 // A fence a frame waits for before its first part goes to the GPU (ipc/fence_waits.cpp).

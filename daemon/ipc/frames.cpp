@@ -15,6 +15,7 @@
 #include "base/log.hpp"
 #include "base/monotonic_clock.hpp"
 #include "envelope.hpp"
+#include "ipc/client_text.hpp"
 #include "ipc/server.hpp"
 
 namespace framecl::ipc {
@@ -68,13 +69,15 @@ void Server::onSubmit(ClientState& client, const wire::Submit& submit, std::vect
     HeldSubmit fields{submit.session(), submit.input_buffer(), submit.output_buffer(), submit.sequence(),
                       monotonicNs(), next_arrival_++, nullptr, submit.release_fence()};
     auto acquire_fence = receiveAcquireFence(submit, fds, fds_lost);
-    if (!acquire_fence) {
+    auto taken = acquire_fence ? takeParameters(client, submit, fields) : Result<void>{};
+    if (!acquire_fence || !taken) {
         if (auto state = client.sessions.find(fields.session); state != client.sessions.end()) {
             ++state->second.counters.failed;
             scheduler_.skipped(client.id, fields.session, fields.arrival);
         }
+        const std::string& why = acquire_fence ? taken.error().message : acquire_fence.error().message;
         sendDone(client, fields.session, fields.sequence,
-                 {wire::FrameStatus::Failed, acquire_fence.error().message, fields.queued_ns, 0, monotonicNs(), {}});
+                 {wire::FrameStatus::Failed, why, fields.queued_ns, 0, monotonicNs(), {}});
         return;
     }
     fields.acquire_fence = std::move(*acquire_fence);
@@ -94,6 +97,31 @@ void Server::onSubmit(ClientState& client, const wire::Submit& submit, std::vect
     }
     queueFrame(client, state, std::move(*frame), fields);
     feed();
+}
+
+Result<void> Server::takeParameters(ClientState& client, const wire::Submit& submit, HeldSubmit& fields)
+{
+    auto state = client.sessions.find(fields.session);
+    if (state == client.sessions.end())
+        return {};
+    fields.parameters = state->second.parameters;
+    const auto* changes = submit.parameters();
+    if (!changes || changes->size() == 0)
+        return {};
+    std::vector<pipeline::FrameParameter> taken;
+    for (const wire::FrameParameter* change : *changes) {
+        const std::string_view key = change->key() ? change->key()->string_view() : std::string_view();
+        if (auto valid = checkClientText(key, "Submit.parameters.key", max_client_string_bytes); !valid)
+            return valid;
+        if (!change->values() || change->values()->size() == 0)
+            return fail(fmt::format("Submit.parameters: '{}' of stage {} has no value", key, change->stage()));
+        taken.push_back({change->stage(), std::string(key), {change->values()->begin(), change->values()->end()}});
+    }
+    auto next = state->second.session->changeParameters(*state->second.parameters, taken);
+    if (!next)
+        return fail(fmt::format("the frame's parameters: {}", next.error().message));
+    state->second.parameters = fields.parameters = std::move(*next);
+    return {};
 }
 
 tl::expected<scheduler::Frame, Server::Refusal> Server::acceptFrame(ClientState& client, const HeldSubmit& submit)
@@ -123,10 +151,17 @@ tl::expected<scheduler::Frame, Server::Refusal> Server::acceptFrame(ClientState&
         return refuse(fits.error().message);
     if (!scheduler_.gpuLost().empty())
         return refuse(scheduler_.gpuLost());
-    return scheduler::Frame{client.id,           submit.session,    submit.sequence,
-                            state.session,       input_it->second,  output_it->second,
-                            submit.queued_ns,    submit.arrival,
-                            state.deadline_ns ? submit.queued_ns + state.deadline_ns : 0};
+    return scheduler::Frame{client.id,
+                            submit.session,
+                            submit.sequence,
+                            state.session,
+                            input_it->second,
+                            output_it->second,
+                            submit.queued_ns,
+                            submit.arrival,
+                            state.deadline_ns ? submit.queued_ns + state.deadline_ns : 0,
+                            nullptr,
+                            submit.parameters};
 }
 
 void Server::applyBackpressure(ClientState& client, SessionState& state, const HeldSubmit& submit,

@@ -143,6 +143,10 @@ private:
     // once the fences it must wait for have signalled — its Submit's acquire fence and
     // those on its dma-bufs — and the client's earlier frames that use its buffers have
     // ended. No thread waits: the loop watches each pending sync_file.
+    // Applies the Submit's parameter changes to its session's current values (the frame's
+    // from now on: docs/protocol.md, "Parameters per frame") and gives `fields` the
+    // values it runs with; a Submit for no session is left to acceptFrame.
+    Result<void> takeParameters(ClientState& client, const wire::Submit& submit, HeldSubmit& fields);
     Result<std::shared_ptr<UniqueFd>> receiveAcquireFence(const wire::Submit& submit, std::vector<UniqueFd>& fds,
                                                           const std::string& fds_lost);
     // `submit`: its acquire fence, and whether it asked for a release fence, which

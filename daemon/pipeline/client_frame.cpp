@@ -31,9 +31,10 @@ Result<std::optional<cl::Event>> handOffBoth(bool acquire, const memory::Importe
 } // namespace
 
 Result<ClientFrame> beginClientFrame(Session& session, const memory::ImportedBuffer& in,
-                                     const memory::ImportedBuffer& out)
+                                     const memory::ImportedBuffer& out,
+                                     std::shared_ptr<const ParameterSet> parameters)
 {
-    auto frame = session.begin({in.mem(), &in.layout()}, {out.mem(), &out.layout()});
+    auto frame = session.begin({in.mem(), &in.layout()}, {out.mem(), &out.layout()}, std::move(parameters));
     if (!frame)
         return tl::unexpected(frame.error());
     ClientFrame begun;

@@ -22,9 +22,11 @@ struct ClientFrame {
     cl::Event done; // once the last part is enqueued: completes last (a release, the output's copy back, or the last dispatch)
 };
 
-// Starts a frame of `session` from `in` to `out`; enqueues nothing yet.
+// Starts a frame of `session` from `in` to `out` with `parameters` (Session::begin);
+// enqueues nothing yet.
 Result<ClientFrame> beginClientFrame(Session& session, const memory::ImportedBuffer& in,
-                                     const memory::ImportedBuffer& out);
+                                     const memory::ImportedBuffer& out,
+                                     std::shared_ptr<const ParameterSet> parameters = nullptr);
 
 // Enqueues the frame's next part on GPU lane `lane`, one of Session::lanes(),
 // and returns at once, with the event that ends what it enqueued: before the first

@@ -139,20 +139,6 @@ config::ParameterValue defaultValue(const ParamSchema& schema)
     return std::vector<double>{}; // a list has no default (plugin.h)
 }
 
-std::string unknownParameter(const Plugin& plugin, const std::string& key)
-{
-    std::vector<std::string_view> names;
-    for (const ParamSchema& schema : plugin.params())
-        names.push_back(schema.name);
-    if (names.empty())
-        return fmt::format("unknown parameter '{}'; {} takes no parameters", key, plugin.name());
-    const std::string_view suggestion = closestName(key, names);
-    if (!suggestion.empty())
-        return fmt::format("unknown parameter '{}'; did you mean '{}'?", key, suggestion);
-    return fmt::format("unknown parameter '{}'; {} takes {}", key, plugin.name(),
-                       fmt::join(names, ", "));
-}
-
 } // namespace
 
 void ResolvedParams::append(const config::ParameterValue& value)
@@ -195,6 +181,20 @@ ResolvedParams ResolvedParams::with(size_t index, const config::ParameterValue& 
     for (size_t i = 0; i < sources_.size(); ++i)
         copy.append(i == index ? value : sources_[i]);
     return copy;
+}
+
+std::string unknownParameter(const Plugin& plugin, const std::string& key)
+{
+    std::vector<std::string_view> names;
+    for (const ParamSchema& schema : plugin.params())
+        names.push_back(schema.name);
+    if (names.empty())
+        return fmt::format("unknown parameter '{}'; {} takes no parameters", key, plugin.name());
+    const std::string_view suggestion = closestName(key, names);
+    if (!suggestion.empty())
+        return fmt::format("unknown parameter '{}'; did you mean '{}'?", key, suggestion);
+    return fmt::format("unknown parameter '{}'; {} takes {}", key, plugin.name(),
+                       fmt::join(names, ", "));
 }
 
 std::optional<size_t> variantParam(const std::vector<ParamSchema>& schema)

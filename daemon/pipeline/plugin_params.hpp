@@ -73,6 +73,10 @@ private:
     std::vector<std::unique_ptr<std::vector<double>>> lists_;
 };
 
+// "unknown parameter 'gian'; did you mean 'gain'?": a key `plugin` does not take, with
+// its closest name within two edits, or the names it takes.
+std::string unknownParameter(const Plugin& plugin, const std::string& key);
+
 // The index of the plugin's `variant` parameter: an ENUM named so whose first value
 // is "auto" (docs/plugin-guide.md), which the tuner may replace with another of its
 // values. Nothing when the plugin has none.

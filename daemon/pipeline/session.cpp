@@ -137,6 +137,7 @@ Result<std::unique_ptr<Session>> Session::open(const gpu::GpuContext& gpu,
         return tl::unexpected(made.error());
     if (auto made = session->makeKernels(*stages, *dispatches, *state_layouts); !made)
         return tl::unexpected(made.error());
+    session->keepParameters(std::move(*stages));
     // The kernel-time budget: seed each prediction (calibrated with every intermediate
     // in device memory), cut the dispatches for it, then place the intermediates for
     // the parts the recording will be cut into.
@@ -353,13 +354,56 @@ Result<void> Session::makeParamBlock(size_t k, const std::vector<uint8_t>& block
     param_blocks_.emplace_back();
     if (block.empty())
         return {};
-    // As a plan's constant: its bytes copied once, read by the kernels only.
+    // Read by the kernels only; written by the host when a frame's parameters change it
+    // (writeParameters).
     cl_int err = CL_SUCCESS;
-    param_blocks_.back() = cl::Buffer(gpu_->context(), CL_MEM_READ_ONLY | CL_MEM_HOST_NO_ACCESS | CL_MEM_COPY_HOST_PTR,
-                                      block.size(), const_cast<uint8_t*>(block.data()), &err);
+    param_blocks_.back() = cl::Buffer(gpu_->context(),
+                                      CL_MEM_READ_ONLY | CL_MEM_HOST_WRITE_ONLY | CL_MEM_COPY_HOST_PTR, block.size(),
+                                      const_cast<uint8_t*>(block.data()), &err);
     if (err != CL_SUCCESS)
         return fail(gpu::clFailure("clCreateBuffer", err,
                                    fmt::format("stage {} ({}): its parameter block", k + 1, stage_names_[k])));
+    return {};
+}
+
+void Session::keepParameters(std::vector<StagePlan>&& stages)
+{
+    auto open = std::make_shared<ParameterSet>();
+    for (size_t k = 0; k < stages.size(); ++k) {
+        StagePlan& stage = stages[k];
+        parameter_checks_.push_back({pipeline_->stages[k].plugin, stage_names_[k], stage.in, stage.out, stage.plan,
+                                     stage.out_image ? 1u : 0u});
+        open->params.push_back(std::move(stage.params));
+        open->blocks.push_back(std::move(stage.param_block));
+    }
+    open_parameters_ = written_parameters_ = std::move(open);
+}
+
+Result<std::shared_ptr<const ParameterSet>> Session::changeParameters(const ParameterSet& now,
+                                                                      std::span<const FrameParameter> changes) const
+{
+    return pipeline::changeParameters(parameter_checks_, now, changes);
+}
+
+Result<void> Session::writeParameters(const std::shared_ptr<const ParameterSet>& next, uint32_t lane)
+{
+    // A non-blocking write reads its bytes later: those of writes still running are kept.
+    std::erase_if(parameter_writes_, [](const auto& write) {
+        return write.first.template getInfo<CL_EVENT_COMMAND_EXECUTION_STATUS>() <= CL_COMPLETE;
+    });
+    for (size_t k = 0; k < next->blocks.size(); ++k) {
+        const std::vector<uint8_t>& block = next->blocks[k];
+        if (block == written_parameters_->blocks[k])
+            continue;
+        cl_event written = nullptr;
+        if (cl_int err = clEnqueueWriteBuffer(gpu_->lane(lane)(), param_blocks_[k](), CL_FALSE, 0, block.size(),
+                                              block.data(), 0, nullptr, &written);
+            err != CL_SUCCESS)
+            return fail(gpu::clFailure("clEnqueueWriteBuffer", err,
+                                       fmt::format("stage {} ({}): its parameter block", k + 1, stage_names_[k])));
+        parameter_writes_.emplace_back(cl::Event(written), next);
+    }
+    written_parameters_ = next;
     return {};
 }
 
@@ -703,7 +747,8 @@ size_t EnqueuedFrame::parts() const
     return sequence ? sequence->parts.size() : 0;
 }
 
-Result<EnqueuedFrame> Session::begin(const FrameBuffer& in, const FrameBuffer& out)
+Result<EnqueuedFrame> Session::begin(const FrameBuffer& in, const FrameBuffer& out,
+                                     std::shared_ptr<const ParameterSet> parameters)
 {
     if (!sequence_) {
         // Recorded at the first frame, and again after a re-plan: a recording captures
@@ -720,6 +765,7 @@ Result<EnqueuedFrame> Session::begin(const FrameBuffer& in, const FrameBuffer& o
     frame.in = in;
     frame.out = out;
     frame.first_of_sequence = first;
+    frame.parameters = std::move(parameters);
     return frame;
 }
 
@@ -792,7 +838,9 @@ Result<cl::Event> Session::enqueuePart(EnqueuedFrame& frame, uint32_t lane)
     const auto first_dispatch = int32_t(sequence.tiles[part.first].dispatch);
     const auto last_dispatch = int32_t(sequence.tiles[part.end - 1].dispatch);
     std::vector<cl::Event> waits = frame.dependencies(lane, last_dispatch);
-    if (frame.parts_enqueued == 0 && (dispatches_.size() > 1 || !states_.empty()))
+    const bool new_parameters =
+        frame.parts_enqueued == 0 && frame.parameters && frame.parameters != written_parameters_;
+    if (frame.parts_enqueued == 0 && (dispatches_.size() > 1 || !states_.empty() || new_parameters))
         for (uint32_t other = 0; other < last_frame_work_.size(); ++other)
             if (other != lane && last_frame_work_[other])
                 waits.push_back(*last_frame_work_[other]);
@@ -809,6 +857,9 @@ Result<cl::Event> Session::enqueuePart(EnqueuedFrame& frame, uint32_t lane)
         }
         state_reset_pending_ = false;
     }
+    if (new_parameters)
+        if (auto written = writeParameters(frame.parameters, lane); !written)
+            return tl::unexpected(written.error());
     if (kernel_budget_ns_ > 0 && !sequence.events_per_tile) {
         cl_event marker = nullptr;
         if (cl_int err = clEnqueueMarkerWithWaitList(gpu_->lane(lane)(), 0, nullptr, &marker); err != CL_SUCCESS)

@@ -20,6 +20,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,7 @@
 #include "gpu/context.hpp"
 #include "gpu/replay.hpp"
 #include "pipeline/dispatch_cost.hpp"
+#include "pipeline/frame_parameters.hpp"
 #include "pipeline/gpu_turns.hpp"
 #include "pipeline/pipeline_definition.hpp"
 #include "pipeline/tile_plan.hpp"
@@ -84,6 +86,9 @@ struct EnqueuedFrame {
     // at a recording's first enqueue with new buffers (a khr command buffer of its own,
     // a new offset), so it does not teach the prediction.
     bool first_of_sequence = false;
+    // The parameters it runs with (Session::changeParameters); null: those of the
+    // session's frame before it.
+    std::shared_ptr<const ParameterSet> parameters;
 
     size_t parts() const;
     bool allEnqueued() const { return parts_enqueued == parts(); }
@@ -202,11 +207,20 @@ public:
     Result<void> checkInput(const framecl_frame_layout& layout) const;
     Result<void> checkOutput(const framecl_frame_layout& layout) const;
 
+    // The stages' parameters the session opened with.
+    const std::shared_ptr<const ParameterSet>& openParameters() const { return open_parameters_; }
+    // `now` with `changes` applied, for frames to begin with: the values checked as
+    // pipeline::changeParameters says, against the plans the session recorded. Reads
+    // only what open() made, so any thread may call it.
+    Result<std::shared_ptr<const ParameterSet>> changeParameters(const ParameterSet& now,
+                                                                 std::span<const FrameParameter> changes) const;
+
     // Starts a frame reading `in` and writing `out`, whose layouts passed the checks
-    // above, and enqueues nothing yet. The dispatches are recorded, and run once, when
-    // the session opens; the first frame after the tiles were re-planned records them
-    // anew.
-    Result<EnqueuedFrame> begin(const FrameBuffer& in, const FrameBuffer& out);
+    // above, with `parameters` (null: those of the frame before), and enqueues nothing
+    // yet. The dispatches are recorded, and run once, when the session opens; the first
+    // frame after the tiles were re-planned records them anew.
+    Result<EnqueuedFrame> begin(const FrameBuffer& in, const FrameBuffer& out,
+                                std::shared_ptr<const ParameterSet> parameters = nullptr);
     // The GPU lanes its parts may take, the first its home, where a recording is made
     // and enqueue() runs: its priority lane alone where it has one; else the daemon's
     // lanes without a recording, lane 0 alone with one (a recording is bound to the
@@ -220,7 +234,9 @@ public:
     // share the kernels and intermediates). Where the part's tiles read what another
     // lane's work writes, a barrier waits for it first: an earlier dispatch of the frame,
     // its buffers' acquire and upload, and, for a session with intermediates or
-    // state, the previous frame's work, which used them.
+    // state, the previous frame's work, which used them. Before its first part, the
+    // parameter blocks the frame's parameters change are written, after the previous
+    // frame's work on every lane, which read them.
     Result<cl::Event> enqueuePart(EnqueuedFrame& frame, uint32_t lane);
     // Makes what is enqueued on `lane` after this wait for everything `frame` enqueued on
     // the other lanes: before its last commands (the output's download, the releases).
@@ -384,6 +400,11 @@ private:
     // Adds stage k's parameter block to param_blocks_, filled with `block`; an empty
     // buffer where the stage has none.
     Result<void> makeParamBlock(size_t k, const std::vector<uint8_t>& block);
+    // Keeps each stage's plan and parameters, to check changes against and as the
+    // values the blocks hold.
+    void keepParameters(std::vector<StagePlan>&& stages);
+    // Enqueues on `lane` a write of each parameter block whose bytes `next` changes.
+    Result<void> writeParameters(const std::shared_ptr<const ParameterSet>& next, uint32_t lane);
     // Creates the kernel of one of stage k's dispatches, binds its arguments and adds it
     // to dispatches_, whole. The stage's states and constants start at `state_base` and
     // `constant_base`.
@@ -434,6 +455,11 @@ private:
     std::vector<std::string> stage_names_;
     std::vector<cl::Buffer> constants_;     // the plans' constants
     std::vector<cl::Buffer> param_blocks_;  // each stage's parameter block, or none (plugin.h, param_block)
+    std::vector<StageParameterCheck> parameter_checks_; // one per stage
+    std::shared_ptr<const ParameterSet> open_parameters_;
+    std::shared_ptr<const ParameterSet> written_parameters_; // what the blocks hold, or will once written
+    // Writes not yet seen complete, with the bytes they read, kept alive until then.
+    std::vector<std::pair<cl::Event, std::shared_ptr<const ParameterSet>>> parameter_writes_;
     std::vector<Intermediate> intermediates_;
     std::vector<IntermediateArg> intermediate_args_;
     std::vector<cl::Buffer> intermediate_buffers_; // device buffers and on-chip views

@@ -211,7 +211,8 @@ void FrameScheduler::enqueueNextPart(uint64_t client_id)
         return runOpeningWork(client_id);
     const Frame& waiting = front.frame;
     if (!front.started) {
-        auto begun = pipeline::beginClientFrame(*waiting.session, *waiting.input, *waiting.output);
+        auto begun =
+            pipeline::beginClientFrame(*waiting.session, *waiting.input, *waiting.output, waiting.parameters);
         if (!begun) {
             const Pending failed = std::move(front);
             fair_queue.pop(client_id);

@@ -54,6 +54,9 @@ struct Frame {
     // Its client's release fence signals when the last holder lets go, after the frame
     // ended (gpu/release_fences.hpp); null: none was asked for.
     std::shared_ptr<gpu::ReleaseGate> release_gate{};
+    // The stages' parameters as its Submit left them (Session::changeParameters); null:
+    // those of the session's frame before.
+    std::shared_ptr<const pipeline::ParameterSet> parameters{};
 };
 
 enum class Outcome { Ran, Failed, Dropped };

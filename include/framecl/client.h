@@ -197,6 +197,29 @@ int framecl_submit(framecl_client* client, uint32_t session, uint32_t input_buff
 int framecl_submit_fenced(framecl_client* client, uint32_t session, uint32_t input_buffer,
                           uint32_t output_buffer, uint64_t sequence, int acquire_fence,
                           int* release_fence);
+/* A numeric parameter of one stage of a session's pipeline, changed from a frame on
+ * (docs/protocol.md, "Parameters per frame"). */
+struct framecl_frame_parameter {
+    uint32_t stage;        /* as `framecl pipelines` numbers the stages: from 1 */
+    const char* key;       /* as the pipeline's config names it: "gains" */
+    const double* values;  /* one number for an integer or real parameter; a list's values */
+    size_t value_count;
+};
+
+/* framecl_submit_fenced() whose frame, and every later frame of the session, runs with
+ * `parameters` changed, without the session being opened again: what a camera's 3A
+ * loop does to white-balance gains, a colour matrix or a black level every few frames.
+ * Only numeric parameters held in a stage's parameter block change so
+ * (docs/plugin-guide.md, "Parameter blocks"); the daemon checks them as it checks a
+ * config, and a value it refuses (an unknown key, out of range, one that would change
+ * the stage's dispatches) fails this frame, with a done that names it, and changes
+ * nothing. Frames submitted before run with the values before, whatever their order on
+ * the GPU. The library sends the values again with the first submit to a session opened
+ * again after a daemon restart. -EMSGSIZE where they do not fit one packet (64 KiB). */
+int framecl_submit_with_parameters(framecl_client* client, uint32_t session, uint32_t input_buffer,
+                                   uint32_t output_buffer, uint64_t sequence, int acquire_fence,
+                                   int* release_fence, const struct framecl_frame_parameter* parameters,
+                                   size_t parameter_count);
 /* 1 where the daemon's device can make release fences
  * (cl_khr_external_semaphore_sync_fd), else 0. */
 int framecl_offers_release_fences(const framecl_client* client);

@@ -30,6 +30,14 @@
 
 namespace framecl {
 
+// A numeric parameter of one stage, changed from a frame on (framecl_frame_parameter):
+// {2, "gains", {1.9, 1.0, 1.6}}.
+struct FrameParameter {
+    uint32_t stage; // from 1, as `framecl pipelines` numbers them
+    std::string key;
+    std::vector<double> values;
+};
+
 // A failed call: error() is the errno (ENOENT, ETIMEDOUT, ...) whose negative the C
 // API returned, what() the text framecl_last_error() gave.
 class ClientError : public std::runtime_error {
@@ -151,6 +159,18 @@ class Client {
         check(framecl_submit_fenced(client_.get(), session, input_buffer, output_buffer, sequence,
                                     acquire_fence, &release_fence));
         return release_fence;
+    }
+    // Queues one frame with which, and with every later frame of the session,
+    // `parameters` change (framecl_submit_with_parameters()).
+    void submit(uint32_t session, uint32_t input_buffer, uint32_t output_buffer, uint64_t sequence,
+                std::span<const FrameParameter> parameters, int acquire_fence = -1)
+    {
+        std::vector<framecl_frame_parameter> c_parameters;
+        for (const FrameParameter& parameter : parameters)
+            c_parameters.push_back(
+                {parameter.stage, parameter.key.c_str(), parameter.values.data(), parameter.values.size()});
+        check(framecl_submit_with_parameters(client_.get(), session, input_buffer, output_buffer, sequence,
+                                             acquire_fence, nullptr, c_parameters.data(), c_parameters.size()));
     }
     bool offersReleaseFences() const { return framecl_offers_release_fences(client_.get()) == 1; }
 

@@ -75,8 +75,8 @@ int negotiate(const framecl_format* in, const framecl_param_value* values, frame
 }
 
 // tone(src plane, dst plane, width, height, params): one work item per pixel. The
-// parameter block holds the number of points n as a uint, then n ushorts: the curve's
-// outputs in units of 1/65535 at inputs i x 65535 / (n - 1).
+// parameter block holds the number of points n as a uint, then 4096 ushorts, the first
+// n the curve's outputs in units of 1/65535 at inputs i x 65535 / (n - 1).
 int plan(const framecl_format* in, const framecl_param_value*, const framecl_plan_request*, framecl_plan* plan,
          char*, size_t)
 {
@@ -98,13 +98,15 @@ int paramBlock(const framecl_format*, const framecl_param_value* values, uint8_t
     const framecl_param_value& table = values[param_lut];
     const bool own = enumIndex(values[param_curve], curves) == lut;
     const uint32_t points = own ? table.list_count : max_points;
-    uint16_t outputs[max_points];
+    // Room for the longest table whatever this one's length, so that a frame may change
+    // it to any length (plugin.h: the block keeps its size).
+    uint16_t outputs[max_points] = {};
     for (uint32_t i = 0; i < points; ++i) {
         const double value = own ? table.list[i] : srgbEncode(double(i) / double(points - 1));
         outputs[i] = uint16_t(std::lround(value * 65535.0));
     }
     *used = 0;
-    return appendToBlock(block, block_size, used, &points, 1) && appendToBlock(block, block_size, used, outputs, points)
+    return appendToBlock(block, block_size, used, &points, 1) && appendToBlock(block, block_size, used, outputs, max_points)
                ? 0
                : 1;
 }

@@ -67,6 +67,17 @@ int plan(const framecl_format* in, const framecl_param_value* values, const fram
     return 0;
 }
 
+// A parameter block its kernel never reads, while `amount` travels in the plan: the
+// daemon must refuse to change `amount` per frame, as the recorded plan holds it
+// (tests/integration/frame_parameters_test.cpp).
+int paramBlock(const framecl_format*, const framecl_param_value*, uint8_t* block, uint32_t, uint32_t* used, char*,
+               size_t)
+{
+    block[0] = 1;
+    *used = 1;
+    return 0;
+}
+
 const framecl_plugin descriptor = {
     .abi_version = FRAMECL_PLUGIN_ABI_VERSION,
     .name = "offset",
@@ -79,7 +90,7 @@ const framecl_plugin descriptor = {
     .build_options = nullptr,
     .negotiate = negotiate,
     .plan = plan,
-    .param_block = nullptr,
+    .param_block = paramBlock,
 };
 
 } // namespace
