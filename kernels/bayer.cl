@@ -94,3 +94,62 @@ BAYER_LEVELS(bytes, bayer_pair_bytes(row, j))
 BAYER_LEVELS(words, bayer_pair_words(row, j, max_code))
 BAYER_LEVELS(mipi10, bayer_pair_mipi10(row, j))
 BAYER_LEVELS(mipi12, bayer_pair_mipi12(row, j))
+
+// bayer_statistics_<packing>: the frame's statistics (docs/filters.md, "Statistics";
+// framecl/statistics.h), one work item per 2x2 block. `colours` holds the colour (0 R,
+// 1 G, 2 B) of block positions (0, 0), (1, 0), (0, 1) and (1, 1) in bits 0-1, 2-3, 4-5
+// and 6-7; the parameter block's word 5 is the saturation code. A work group adds into
+// its own copy in local memory, then adds the words it touched to the frame's, so the
+// frame's buffer takes one atomic per word and group rather than per sample.
+#define BAYER_ZONES_X 16u
+#define BAYER_ZONES_Y 12u
+#define BAYER_ZONE_WORDS (BAYER_ZONES_X * BAYER_ZONES_Y * 3u)
+#define BAYER_STATISTICS_WORDS (2u * BAYER_ZONE_WORDS + 256u)
+
+#define BAYER_STATISTICS(packing, read)                                                                        \
+    __kernel void bayer_statistics_##packing(__global const uchar* restrict src, uint src_offset,              \
+                                             uint src_stride, uint width, uint height, uint max_code,          \
+                                             uint colours, __global const uint* restrict params,              \
+                                             __global uint* restrict statistics)                              \
+    {                                                                                                           \
+        __local uint partial[BAYER_STATISTICS_WORDS];                                                           \
+        const uint item = get_local_id(1) * get_local_size(0) + get_local_id(0);                                \
+        const uint items = get_local_size(0) * get_local_size(1);                                               \
+        for (uint w = item; w < BAYER_STATISTICS_WORDS; w += items)                                             \
+            partial[w] = 0;                                                                                     \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                                           \
+        const uint j = get_global_id(0);                                                                        \
+        const uint k = get_global_id(1);                                                                        \
+        if (j < width / 2 && k < height / 2) {                                                                  \
+            __global const uchar* row = src + src_offset + 2 * k * src_stride;                                  \
+            const uint2 top = read;                                                                             \
+            row += src_stride;                                                                                  \
+            const uint2 bottom = read;                                                                          \
+            const uint samples[4] = {top.x, top.y, bottom.x, bottom.y};                                         \
+            const uint black = params[0];                                                                       \
+            const uint saturation = params[5];                                                                  \
+            const uint zone = k * BAYER_ZONES_Y / (height / 2) * BAYER_ZONES_X + j * BAYER_ZONES_X / (width / 2); \
+            const uint weights[3] = {77u, 75u, 29u};                                                            \
+            uint luma = 0;                                                                                      \
+            for (uint p = 0; p < 4; ++p) {                                                                      \
+                const uint c = colours >> (2 * p) & 3u;                                                         \
+                const uint v = samples[p];                                                                      \
+                const uint above = v > black ? v - black : 0u;                                                  \
+                luma += weights[c] * above;                                                                     \
+                if (v < saturation) {                                                                           \
+                    atomic_add(&partial[zone * 3 + c], above);                                                  \
+                    atomic_inc(&partial[BAYER_ZONE_WORDS + zone * 3 + c]);                                      \
+                }                                                                                               \
+            }                                                                                                   \
+            atomic_inc(&partial[2 * BAYER_ZONE_WORDS + (luma >> popcount(max_code))]);                          \
+        }                                                                                                       \
+        barrier(CLK_LOCAL_MEM_FENCE);                                                                           \
+        for (uint w = item; w < BAYER_STATISTICS_WORDS; w += items)                                             \
+            if (partial[w])                                                                                     \
+                atomic_add(&statistics[w], partial[w]);                                                         \
+    }
+
+BAYER_STATISTICS(bytes, bayer_pair_bytes(row, j))
+BAYER_STATISTICS(words, bayer_pair_words(row, j, max_code))
+BAYER_STATISTICS(mipi10, bayer_pair_mipi10(row, j))
+BAYER_STATISTICS(mipi12, bayer_pair_mipi12(row, j))

@@ -168,7 +168,7 @@ std::optional<std::string> planProblem(const framecl_plan& plan, const framecl_f
             const auto argProblem = [&](const std::string& what) {
                 return problem(fmt::format("argument {}: {}", a, what));
             };
-            const std::optional<framecl_arg_kind> kind = abiEnum(arg.kind, FRAMECL_ARG_PARAMS);
+            const std::optional<framecl_arg_kind> kind = abiEnum(arg.kind, FRAMECL_ARG_STATISTICS);
             if (!kind)
                 return argProblem(fmt::format("unknown kind {}", abiInteger(arg.kind)));
             switch (*kind) {
@@ -222,6 +222,7 @@ std::optional<std::string> planProblem(const framecl_plan& plan, const framecl_f
             case FRAMECL_ARG_UINT:
             case FRAMECL_ARG_INT:
             case FRAMECL_ARG_FLOAT:
+            case FRAMECL_ARG_STATISTICS:
                 break;
             }
         }

@@ -324,6 +324,8 @@ Result<void> Session::makeKernels(const std::vector<StagePlan>& stages,
             return made;
         if (auto made = makeParamBlock(k, stages[k].param_block); !made)
             return made;
+        if (auto made = makeStatistics(k, stages[k].plan); !made)
+            return made;
         for (const StageDispatch& planned : dispatches[k])
             if (auto added = addDispatch(k, planned, stages[k].choice, state_base, constant_base); !added)
                 return added;
@@ -363,6 +365,28 @@ Result<void> Session::makeParamBlock(size_t k, const std::vector<uint8_t>& block
     if (err != CL_SUCCESS)
         return fail(gpu::clFailure("clCreateBuffer", err,
                                    fmt::format("stage {} ({}): its parameter block", k + 1, stage_names_[k])));
+    return {};
+}
+
+Result<void> Session::makeStatistics(size_t k, const framecl_plan& plan)
+{
+    bool binds = false;
+    for (uint32_t d = 0; d < plan.dispatch_count; ++d)
+        for (uint32_t a = 0; a < plan.dispatches[d].arg_count; ++a)
+            binds |= plan.dispatches[d].args[a].kind == FRAMECL_ARG_STATISTICS;
+    if (!binds)
+        return {};
+    if (statistics_stage_)
+        return fail(fmt::format("stages {} ({}) and {} ({}) both make statistics; a frame has one set",
+                                *statistics_stage_ + 1, stage_names_[*statistics_stage_], k + 1, stage_names_[k]));
+    statistics_stage_ = k;
+    cl_int err = CL_SUCCESS;
+    statistics_ = cl::Buffer(gpu_->context(), CL_MEM_READ_WRITE | CL_MEM_HOST_READ_ONLY, sizeof(framecl_statistics),
+                             nullptr, &err);
+    if (err != CL_SUCCESS)
+        return fail(gpu::clFailure("clCreateBuffer", err,
+                                   fmt::format("stage {} ({}): its statistics", k + 1, stage_names_[k])));
+    fixed_bytes_ += sizeof(framecl_statistics);
     return {};
 }
 
@@ -505,6 +529,11 @@ Result<std::vector<std::pair<cl_uint, size_t>>> Session::bindArguments(const cl:
         case FRAMECL_ARG_PARAMS: {
             const cl_mem block = param_block();
             bound = setArg(kernel, name, arg_index++, sizeof block, &block);
+            break;
+        }
+        case FRAMECL_ARG_STATISTICS: {
+            const cl_mem statistics = statistics_();
+            bound = setArg(kernel, name, arg_index++, sizeof statistics, &statistics);
             break;
         }
         case FRAMECL_ARG_STATE: {
@@ -829,6 +858,19 @@ Result<void> Session::joinLanes(const EnqueuedFrame& frame, uint32_t lane) const
     return enqueueBarrier(gpu_->lane(lane), frame.otherLanes(lane), "the end of a frame, after its other lanes");
 }
 
+Result<cl::Event> Session::readStatistics(EnqueuedFrame& frame, uint32_t lane)
+{
+    if (auto waited = enqueueBarrier(gpu_->lane(lane), frame.otherLanes(lane), "the frame's statistics"); !waited)
+        return tl::unexpected(waited.error());
+    frame.statistics = std::make_shared<framecl_statistics>();
+    cl_event read = nullptr;
+    if (cl_int err = clEnqueueReadBuffer(gpu_->lane(lane)(), statistics_(), CL_FALSE, 0, sizeof(framecl_statistics),
+                                         frame.statistics.get(), 0, nullptr, &read);
+        err != CL_SUCCESS)
+        return fail(gpu::clFailure("clEnqueueReadBuffer", err, "the frame's statistics"));
+    return cl::Event(read);
+}
+
 Result<cl::Event> Session::enqueuePart(EnqueuedFrame& frame, uint32_t lane)
 {
     if (!hasLane(lane))
@@ -840,7 +882,8 @@ Result<cl::Event> Session::enqueuePart(EnqueuedFrame& frame, uint32_t lane)
     std::vector<cl::Event> waits = frame.dependencies(lane, last_dispatch);
     const bool new_parameters =
         frame.parts_enqueued == 0 && frame.parameters && frame.parameters != written_parameters_;
-    if (frame.parts_enqueued == 0 && (dispatches_.size() > 1 || !states_.empty() || new_parameters))
+    if (frame.parts_enqueued == 0 &&
+        (dispatches_.size() > 1 || !states_.empty() || new_parameters || statistics_stage_))
         for (uint32_t other = 0; other < last_frame_work_.size(); ++other)
             if (other != lane && last_frame_work_[other])
                 waits.push_back(*last_frame_work_[other]);
@@ -860,6 +903,13 @@ Result<cl::Event> Session::enqueuePart(EnqueuedFrame& frame, uint32_t lane)
     if (new_parameters)
         if (auto written = writeParameters(frame.parameters, lane); !written)
             return tl::unexpected(written.error());
+    if (frame.parts_enqueued == 0 && statistics_stage_) {
+        const cl_uint zero = 0;
+        if (cl_int err = clEnqueueFillBuffer(gpu_->lane(lane)(), statistics_(), &zero, sizeof zero, 0,
+                                             sizeof(framecl_statistics), 0, nullptr, nullptr);
+            err != CL_SUCCESS)
+            return fail(gpu::clFailure("clEnqueueFillBuffer", err, "zeroing the frame's statistics"));
+    }
     if (kernel_budget_ns_ > 0 && !sequence.events_per_tile) {
         cl_event marker = nullptr;
         if (cl_int err = clEnqueueMarkerWithWaitList(gpu_->lane(lane)(), 0, nullptr, &marker); err != CL_SUCCESS)
@@ -872,12 +922,19 @@ Result<cl::Event> Session::enqueuePart(EnqueuedFrame& frame, uint32_t lane)
         return tl::unexpected(events.error());
     frame.events.insert(frame.events.end(), events->begin(), events->end());
     ++frame.parts_enqueued;
-    frame.noteLaneWork(lane, frame.events.back(), first_dispatch);
+    cl::Event end = frame.events.back();
+    if (frame.allEnqueued() && statistics_stage_) {
+        auto read = readStatistics(frame, lane);
+        if (!read)
+            return tl::unexpected(read.error());
+        end = std::move(*read);
+    }
+    frame.noteLaneWork(lane, end, first_dispatch);
     if (lanes_.size() > 1) {
         last_frame_work_.resize(gpu_->lanes());
-        last_frame_work_[lane] = frame.events.back();
+        last_frame_work_[lane] = end;
     }
-    return frame.events.back();
+    return end;
 }
 
 void Session::resetState()

@@ -89,6 +89,10 @@ struct EnqueuedFrame {
     // The parameters it runs with (Session::changeParameters); null: those of the
     // session's frame before it.
     std::shared_ptr<const ParameterSet> parameters;
+    // Where a stage of the session makes statistics (plugin.h, FRAMECL_ARG_STATISTICS):
+    // the frame's, read back after its last part (whose event, as enqueuePart returns
+    // it, is the read's), complete once that event is.
+    std::shared_ptr<framecl_statistics> statistics;
 
     size_t parts() const;
     bool allEnqueued() const { return parts_enqueued == parts(); }
@@ -400,6 +404,12 @@ private:
     // Adds stage k's parameter block to param_blocks_, filled with `block`; an empty
     // buffer where the stage has none.
     Result<void> makeParamBlock(size_t k, const std::vector<uint8_t>& block);
+    // Creates the statistics buffer where stage k's plan binds it; refuses a second stage
+    // that does.
+    Result<void> makeStatistics(size_t k, const framecl_plan& plan);
+    // Enqueues on `lane` the read of the frame's statistics, after its work on every
+    // lane; returns the read's event.
+    Result<cl::Event> readStatistics(EnqueuedFrame& frame, uint32_t lane);
     // Keeps each stage's plan and parameters, to check changes against and as the
     // values the blocks hold.
     void keepParameters(std::vector<StagePlan>&& stages);
@@ -455,6 +465,8 @@ private:
     std::vector<std::string> stage_names_;
     std::vector<cl::Buffer> constants_;     // the plans' constants
     std::vector<cl::Buffer> param_blocks_;  // each stage's parameter block, or none (plugin.h, param_block)
+    cl::Buffer statistics_;                  // a framecl_statistics, where a stage makes them
+    std::optional<size_t> statistics_stage_; // the stage that does
     std::vector<StageParameterCheck> parameter_checks_; // one per stage
     std::shared_ptr<const ParameterSet> open_parameters_;
     std::shared_ptr<const ParameterSet> written_parameters_; // what the blocks hold, or will once written

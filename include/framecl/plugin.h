@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include <framecl/format.h>
+#include <framecl/statistics.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -24,7 +25,8 @@ extern "C" {
 
 /* Bumped on any change to the structs below. The daemon loads this version and the
  * older ones down to FRAMECL_PLUGIN_ABI_OLDEST, whose descriptors are this one's first
- * fields (5 added param_block and FRAMECL_ARG_PARAMS), and refuses any other. */
+ * fields (5 added param_block, FRAMECL_ARG_PARAMS and FRAMECL_ARG_STATISTICS), and
+ * refuses any other. */
 #define FRAMECL_PLUGIN_ABI_VERSION 5
 #define FRAMECL_PLUGIN_ABI_OLDEST 4
 
@@ -105,6 +107,12 @@ enum framecl_arg_kind {
     FRAMECL_ARG_STATE = 11,       /* `index`: state buffer of this plan; plane 0 */
     FRAMECL_ARG_PARAMS = 12,      /* the stage's parameter block (param_block), as a
                                    * read-only buffer (__global const); ABI 5 */
+    FRAMECL_ARG_STATISTICS = 13,  /* the frame's statistics: a struct framecl_statistics
+                                   * (framecl/statistics.h) of uints (__global uint*),
+                                   * zeroed before the frame's first dispatch and handed
+                                   * to the client with its Done. Kernels add to it with
+                                   * atomic_add: tiles of one dispatch run in any order.
+                                   * One stage of a pipeline at most; ABI 5 */
 };
 
 struct framecl_arg {

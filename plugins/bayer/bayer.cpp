@@ -8,6 +8,9 @@
 // does one integer multiply per sample and the CPU reference gets the same bytes. They
 // travel in the stage's parameter block, where a camera's control loop can change them
 // without the session's recording being made anew.
+// With statistics = true it also makes the frame's statistics (framecl/statistics.h)
+// from the same samples: zone sums below `saturation` and a luma histogram.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -20,7 +23,7 @@ namespace {
 using namespace framecl_plugins;
 
 // Parameter indices: the daemon passes one value per schema entry, in this order.
-enum Param { param_black_level, param_gains, param_count };
+enum Param { param_black_level, param_gains, param_statistics, param_saturation, param_count };
 
 // The gains' upper bound keeps a sample times its factor within 32 bits (bayer.cl).
 constexpr double max_gain = 16;
@@ -50,9 +53,36 @@ const framecl_param_schema params[param_count] = {
         .allowed = nullptr,
         .max_count = 3,
     },
+    {
+        .name = "statistics",
+        .type = FRAMECL_PARAM_TYPE_BOOL,
+        .help = "also make the frame's statistics for auto white balance and exposure: sums of R, G and B in 16x12 "
+                "zones and a luma histogram (docs/filters.md, \"Statistics\")",
+        .default_number = 0,
+        .default_string = nullptr,
+        .min = 0,
+        .max = 0,
+        .allowed = nullptr,
+        .max_count = 0,
+    },
+    {
+        .name = "saturation",
+        .type = FRAMECL_PARAM_TYPE_INT,
+        .help = "statistics: samples at or above this code (or the format's largest, if lower) are left out of "
+                "the zone sums",
+        .default_number = 4095,
+        .default_string = nullptr,
+        .min = 1,
+        .max = 4095,
+        .allowed = nullptr,
+        .max_count = 0,
+    },
 };
 
 const char* const kernel_files[] = {"bayer.cl"};
+
+// The parameter block's words (bayer.cl).
+constexpr uint32_t block_words = 6;
 
 int negotiate(const framecl_format* in, const framecl_param_value* values, framecl_format* out, char* error,
               size_t error_size)
@@ -90,27 +120,29 @@ uint32_t factor(const BayerFormat& bayer, const framecl_param_value* values, uin
     return uint32_t(std::lround(gain * stretch * double(1u << factor_bits)));
 }
 
-const char* kernelOf(BayerPacking packing)
+const char* kernelOf(BayerPacking packing, bool statistics)
 {
     switch (packing) {
     case BayerPacking::bytes:
-        return "bayer_levels_bytes";
+        return statistics ? "bayer_statistics_bytes" : "bayer_levels_bytes";
     case BayerPacking::words:
-        return "bayer_levels_words";
+        return statistics ? "bayer_statistics_words" : "bayer_levels_words";
     case BayerPacking::mipi10:
-        return "bayer_levels_mipi10";
+        return statistics ? "bayer_statistics_mipi10" : "bayer_levels_mipi10";
     case BayerPacking::mipi12:
-        return "bayer_levels_mipi12";
+        return statistics ? "bayer_statistics_mipi12" : "bayer_levels_mipi12";
     }
     return nullptr;
 }
 
 // bayer_levels_<packing>(src plane, dst plane, width, height, max_code, params): one work
 // item per two samples side by side, which have the colours of one row of the 2x2 block.
-// The parameter block holds five uints: the black level, then the factors of block
-// positions (0, 0), (1, 0), (0, 1) and (1, 1), (x, y).
-int plan(const framecl_format* in, const framecl_param_value*, const framecl_plan_request*, framecl_plan* plan,
-         char* error, size_t error_size)
+// With statistics, then bayer_statistics_<packing>(src plane, width, height, max_code,
+// colours, params, statistics): one work item per 2x2 block. The parameter block holds
+// six uints: the black level, the factors of block positions (0, 0), (1, 0), (0, 1) and
+// (1, 1), (x, y), and the saturation code.
+int plan(const framecl_format* in, const framecl_param_value* values, const framecl_plan_request*,
+         framecl_plan* plan, char* error, size_t error_size)
 {
     const BayerFormat* bayer = bayerFormat(in->fourcc);
     if (!bayer) {
@@ -118,7 +150,7 @@ int plan(const framecl_format* in, const framecl_param_value*, const framecl_pla
         return 1;
     }
     framecl_dispatch& dispatch = plan->dispatches[0];
-    dispatch.kernel = kernelOf(bayer->packing);
+    dispatch.kernel = kernelOf(bayer->packing, false);
     dispatch.kernel_file = 0;
     dispatch.dims = 2;
     dispatch.global[0] = in->width / 2;
@@ -132,6 +164,25 @@ int plan(const framecl_format* in, const framecl_param_value*, const framecl_pla
     dispatch.args[5] = paramsArg();
     dispatch.arg_count = 6;
     plan->dispatch_count = 1;
+    if (values[param_statistics].int_value == 0)
+        return 0;
+    framecl_dispatch& statistics = plan->dispatches[1];
+    statistics.kernel = kernelOf(bayer->packing, true);
+    statistics.kernel_file = 0;
+    statistics.dims = 2;
+    statistics.global[0] = in->width / 2;
+    statistics.global[1] = in->height / 2;
+    statistics.tileable_axes = FRAMECL_AXIS_X | FRAMECL_AXIS_Y;
+    statistics.args[0] = planeArg(FRAMECL_ARG_INPUT_PLANE, 0);
+    statistics.args[1] = uintArg(in->width);
+    statistics.args[2] = uintArg(in->height);
+    statistics.args[3] = uintArg(bayer->maxCode());
+    statistics.args[4] = uintArg(bayer->channel(0, 0) | bayer->channel(1, 0) << 2 | bayer->channel(0, 1) << 4 |
+                                 bayer->channel(1, 1) << 6);
+    statistics.args[5] = paramsArg();
+    statistics.args[6].kind = FRAMECL_ARG_STATISTICS;
+    statistics.arg_count = 7;
+    plan->dispatch_count = 2;
     return 0;
 }
 
@@ -143,11 +194,16 @@ int paramBlock(const framecl_format* in, const framecl_param_value* values, uint
         std::snprintf(error, error_size, "not a Bayer format");
         return 1;
     }
-    const uint32_t words[5] = {uint32_t(values[param_black_level].int_value),
-                               factor(*bayer, values, bayer->channel(0, 0)), factor(*bayer, values, bayer->channel(1, 0)),
-                               factor(*bayer, values, bayer->channel(0, 1)), factor(*bayer, values, bayer->channel(1, 1))};
+    const uint32_t words[block_words] = {
+        uint32_t(values[param_black_level].int_value),
+        factor(*bayer, values, bayer->channel(0, 0)),
+        factor(*bayer, values, bayer->channel(1, 0)),
+        factor(*bayer, values, bayer->channel(0, 1)),
+        factor(*bayer, values, bayer->channel(1, 1)),
+        std::min(uint32_t(values[param_saturation].int_value), bayer->maxCode()),
+    };
     *used = 0;
-    return appendToBlock(block, block_size, used, words, 5) ? 0 : 1;
+    return appendToBlock(block, block_size, used, words, block_words) ? 0 : 1;
 }
 
 const framecl_plugin descriptor = {

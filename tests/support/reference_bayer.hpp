@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "framecl/statistics.h"
 #include "reference_border.hpp"
 
 namespace framecl::test {
@@ -148,6 +149,37 @@ inline BayerSamples levels(const BayerSamples& in, uint32_t black, const double 
             const uint32_t above = v > black ? v - black : 0;
             const uint32_t scaled = (above * factors[in.channel(int(x), int(y))] + 8192) >> 14;
             out.samples[size_t(y) * in.width + x] = uint16_t(std::min(scaled, in.maxCode()));
+        }
+    return out;
+}
+
+// The frame's statistics (docs/filters.md, "Statistics"), from the input's samples
+// before the stage's levels: 2x2 block (j, k) lies in zone (16 j / (width / 2),
+// 12 k / (height / 2)); each sample v below min(saturation, M) adds max(v - black, 0) to
+// its colour's sum in that zone and 1 to its count; each block adds 1 to bin
+// (77 r + 75 (g1 + g2) + 29 b) >> bits of the histogram, on the same values.
+inline framecl_statistics statistics(const BayerSamples& in, uint32_t black, uint32_t saturation)
+{
+    framecl_statistics out{};
+    const uint32_t limit = std::min(saturation, in.maxCode());
+    const uint32_t weights[3] = {77, 75, 29};
+    for (uint32_t k = 0; k < in.height / 2; ++k)
+        for (uint32_t j = 0; j < in.width / 2; ++j) {
+            const uint32_t zx = j * FRAMECL_STATISTICS_ZONES_X / (in.width / 2);
+            const uint32_t zy = k * FRAMECL_STATISTICS_ZONES_Y / (in.height / 2);
+            uint32_t luma = 0;
+            for (uint32_t p = 0; p < 4; ++p) {
+                const int x = int(2 * j + p % 2), y = int(2 * k + p / 2);
+                const int c = in.channel(x, y);
+                const uint32_t v = in.at(x, y);
+                const uint32_t above = v > black ? v - black : 0;
+                luma += weights[c] * above;
+                if (v < limit) {
+                    out.sums[zy][zx][c] += above;
+                    ++out.counts[zy][zx][c];
+                }
+            }
+            ++out.histogram[luma >> in.bits];
         }
     return out;
 }

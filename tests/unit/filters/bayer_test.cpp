@@ -29,6 +29,9 @@ stages = [ { plugin = "bayer", black_level = 64, gains = [1.75, 1.0, 2.5] } ]
 [[pipeline]]
 name = "dark-8bit"
 stages = [ { plugin = "bayer", black_level = 255 } ]
+[[pipeline]]
+name = "statistics"
+stages = [ { plugin = "bayer", black_level = 40, gains = [2.0, 1.0, 1.5], statistics = true, saturation = 900 } ]
 )";
 
 test::FilterDevice& device()
@@ -134,6 +137,45 @@ TEST_CASE("a black level and white-balance gains are applied exactly, in every o
                                       << expected.samples[i] << " from " << samples.samples[i]);
                 break;
             }
+    }
+}
+
+TEST_CASE("the frame's statistics equal the reference exactly, in every order and packing, at any size")
+{
+    for (const Format& format : formats) {
+        CAPTURE(format.name);
+        // Frames smaller and larger than the zone grid, with zones of unequal sizes.
+        for (const auto& [width, height] : {std::pair{36u, 10u}, std::pair{212u, 98u}}) {
+            CAPTURE(width);
+            const BayerSamples samples = randomSamples(format, width, height, width + format.bits);
+            LaidOutBuffer in = packedInput(format, samples, 3);
+            auto session = device().open("statistics", {fourccOf(format.name), width, height});
+            LaidOutBuffer out(*device().gpu, paddedLayout(session->output(), 2), 0);
+            const pipeline::EnqueuedFrame frame = device().run(*session, in, out);
+            REQUIRE(frame.statistics);
+            const framecl_statistics expected = test::statistics(samples, 40, 900);
+            const framecl_statistics& got = *frame.statistics;
+            for (uint32_t zy = 0; zy < FRAMECL_STATISTICS_ZONES_Y; ++zy)
+                for (uint32_t zx = 0; zx < FRAMECL_STATISTICS_ZONES_X; ++zx)
+                    for (uint32_t c = 0; c < 3; ++c) {
+                        CAPTURE(zx);
+                        CAPTURE(zy);
+                        CAPTURE(c);
+                        CHECK(got.sums[zy][zx][c] == expected.sums[zy][zx][c]);
+                        CHECK(got.counts[zy][zx][c] == expected.counts[zy][zx][c]);
+                    }
+            for (uint32_t bin = 0; bin < FRAMECL_STATISTICS_BINS; ++bin) {
+                CAPTURE(bin);
+                CHECK(got.histogram[bin] == expected.histogram[bin]);
+            }
+            // The levels still apply.
+            const double gains[3] = {2.0, 1.0, 1.5};
+            const std::vector<uint8_t> plane = out.plane(0);
+            const Packing unpacked = format.bits > 8 ? Packing::Words : Packing::Bytes;
+            CHECK(test::unpack(plane.data(), test::packedRowBytes(unpacked, width), unpacked, format.order, format.bits,
+                               width, height)
+                      .samples == test::levels(samples, 40, gains).samples);
+        }
     }
 }
 
