@@ -12,6 +12,7 @@
 #include "base/read_file.hpp"
 #include "batch_progress.hpp"
 #include "client-tools/frame_file.hpp"
+#include "client-tools/frame_statistics.hpp"
 #include "client-tools/frame_options.hpp"
 #include "client-tools/shared_frame_buffer.hpp"
 #include "image_files.hpp"
@@ -135,6 +136,8 @@ public:
             return fail(fmt::format("{}: {}", input.string(), done->error));
         if (done->status != FRAMECL_FRAME_OK)
             return fail(fmt::format("{}: {}", input.string(), statusText(done->status)));
+        if (framecl_statistics statistics; framecl_done_statistics(client_, &statistics) == 0)
+            fmt::print("{}: statistics: {}\n", input.string(), statisticsText(statistics));
         return writeOutput(input, (*session)->output);
     }
 

@@ -328,6 +328,15 @@ FRAMECL_EXPORT int framecl_next_done(framecl_client* client, int timeout_ms, fra
     return guarded(client, [&] { return client->nextDone(timeout_ms, done); });
 }
 
+FRAMECL_EXPORT int framecl_done_statistics(const framecl_client* client, framecl_statistics* statistics)
+{
+    if (!client || !statistics) return -EINVAL;
+    const auto& last = client->doneStatistics();
+    if (!last) return -ENODATA;
+    *statistics = *last;
+    return 0;
+}
+
 FRAMECL_EXPORT int framecl_stats(framecl_client* client, char** json)
 {
     if (!client) return -EINVAL;

@@ -148,7 +148,7 @@ void framecl_client::checkConnection()
 void framecl_client::noticeLoss()
 {
     for (const auto& frame : in_flight_)
-        dones_.push_back(lostDone(frame.session, frame.sequence));
+        dones_.push_back({lostDone(frame.session, frame.sequence), std::nullopt});
     in_flight_.clear();
     epoll_ctl(poll_fd_.get(), EPOLL_CTL_DEL, connection_->messageFd(), nullptr);
     epoll_ctl(poll_fd_.get(), EPOLL_CTL_DEL, connection_->bufferSocket(), nullptr);
@@ -293,7 +293,7 @@ void framecl_client::queueDone(const framecl::wire::Done& done)
             return frame.daemon_session == done.session() && frame.sequence == done.sequence();
         });
     if (frame == in_flight_.end()) return;
-    dones_.push_back(doneFromWire(done, frame->session));
+    dones_.push_back({doneFromWire(done, frame->session), statisticsFromWire(done)});
     in_flight_.erase(frame);
 }
 
@@ -539,7 +539,8 @@ int framecl_client::nextDone(int timeout_ms, framecl_done* done)
     for (;;) {
         checkConnection();
         if (!dones_.empty()) {
-            *done = dones_.front();
+            *done = dones_.front().done;
+            done_statistics_ = dones_.front().statistics;
             dones_.pop_front();
             updatePending();
             return 0;

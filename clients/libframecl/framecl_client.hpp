@@ -55,6 +55,8 @@ struct framecl_client {
                int acquire_fence = -1, int* release_fence = nullptr,
                std::span<const framecl_frame_parameter> parameters = {});
     int nextDone(int timeout_ms, framecl_done* done);
+    // Those of the done nextDone() returned last, if its frame brought any.
+    const std::optional<framecl_statistics>& doneStatistics() const { return done_statistics_; }
     int stats(std::string* json);
     // `seconds` is 1 to 60, checked by the caller.
     int trace(uint32_t seconds, std::string* json);
@@ -169,7 +171,12 @@ struct framecl_client {
     std::map<uint32_t, Buffer> buffers_;
     std::map<uint32_t, Session> sessions_;
     std::deque<FrameInFlight> in_flight_; // in submission order
-    std::deque<framecl_done> dones_;
+    struct QueuedDone {
+        framecl_done done;
+        std::optional<framecl_statistics> statistics;
+    };
+    std::deque<QueuedDone> dones_;
+    std::optional<framecl_statistics> done_statistics_;
     // The frame (daemon session, sequence) whose release fence a submit waits for, and
     // the fence once it came.
     std::optional<std::pair<uint32_t, uint64_t>> awaited_fence_;

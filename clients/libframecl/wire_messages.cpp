@@ -190,6 +190,21 @@ framecl_done doneFromWire(const wire::Done& done, uint32_t session)
     return result;
 }
 
+std::optional<framecl_statistics> statisticsFromWire(const wire::Done& done)
+{
+    const wire::FrameStatistics* in = done.statistics();
+    framecl_statistics out{};
+    const auto copy = [](const flatbuffers::Vector<uint32_t>* from, auto& to) {
+        if (!from || from->size() != sizeof to / sizeof(uint32_t)) return false;
+        std::copy(from->begin(), from->end(), reinterpret_cast<uint32_t*>(&to));
+        return true;
+    };
+    if (!in || in->zones_x() != FRAMECL_STATISTICS_ZONES_X || in->zones_y() != FRAMECL_STATISTICS_ZONES_Y ||
+        !copy(in->sums(), out.sums) || !copy(in->counts(), out.counts) || !copy(in->histogram(), out.histogram))
+        return std::nullopt;
+    return out;
+}
+
 framecl_done lostDone(uint32_t session, uint64_t sequence)
 {
     framecl_done result{};

@@ -76,6 +76,8 @@ std::optional<uint32_t> replyRequestId(const wire::Envelope& envelope);
 
 // A Done as the application sees it: under the application's session id.
 framecl_done doneFromWire(const wire::Done& done, uint32_t session);
+// The statistics a Done carries, where they have the grid of framecl/statistics.h.
+std::optional<framecl_statistics> statisticsFromWire(const wire::Done& done);
 // The Done of a frame that was in flight when the daemon went away.
 framecl_done lostDone(uint32_t session, uint64_t sequence);
 

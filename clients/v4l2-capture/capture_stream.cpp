@@ -193,6 +193,10 @@ private:
         switch (done.status) {
         case FRAMECL_FRAME_OK:
             ++report.ok;
+            if (auto statistics = client_.doneStatistics()) {
+                ++report.with_statistics;
+                report.last_statistics = *statistics;
+            }
             report.latency_ms.push_back(double(now - frame.submitted_ns) / 1e6);
             if (frame.captured_ns && now > frame.captured_ns)
                 report.capture_latency_ms.push_back(double(now - frame.captured_ns) / 1e6);

@@ -47,6 +47,9 @@ struct StreamReport {
     std::vector<double> latency_ms;         // submit to Done
     std::vector<double> capture_latency_ms; // capture time to Done, where the driver stamps it
     double first_submit_s = 0, last_done_s = 0;
+    // Where the pipeline makes statistics: how many frames brought them, and the last's.
+    uint64_t with_statistics = 0;
+    std::optional<framecl_statistics> last_statistics;
     std::string error; // what stopped the stream early, if anything
 };
 

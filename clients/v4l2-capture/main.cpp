@@ -13,6 +13,7 @@
 
 #include "capture_stream.hpp"
 #include "client-tools/frame_options.hpp"
+#include "client-tools/frame_statistics.hpp"
 
 namespace {
 
@@ -39,6 +40,28 @@ nlohmann::json latencyJson(const std::vector<double>& latency_ms)
 bool succeeded(const StreamReport& report, const StreamSettings& settings)
 {
     return report.error.empty() && report.ok == settings.frames && report.mismatches == 0;
+}
+
+// The last frame's statistics, whole (framecl/statistics.h's arrays, flattened row by
+// row), and their summary; null where no frame brought any.
+nlohmann::json statisticsJson(const StreamReport& report)
+{
+    if (!report.last_statistics)
+        return nullptr;
+    const framecl_statistics& s = *report.last_statistics;
+    const auto words = [](const auto& array) {
+        const auto* first = reinterpret_cast<const uint32_t*>(&array);
+        return std::vector<uint32_t>(first, first + sizeof array / sizeof(uint32_t));
+    };
+    const framecl::cli::StatisticsSummary summary = framecl::cli::summarize(s);
+    return {{"frames", report.with_statistics},
+            {"zones", {FRAMECL_STATISTICS_ZONES_X, FRAMECL_STATISTICS_ZONES_Y}},
+            {"sums", words(s.sums)},
+            {"counts", words(s.counts)},
+            {"histogram", words(s.histogram)},
+            {"mean_rgb", {summary.mean[0], summary.mean[1], summary.mean[2]}},
+            {"counted", summary.counted},
+            {"luma_median_bin", summary.median_bin}};
 }
 
 nlohmann::json reportJson(const StreamReport& report, const StreamSettings& settings)
@@ -68,6 +91,7 @@ nlohmann::json reportJson(const StreamReport& report, const StreamSettings& sett
             {"last_done_s", report.last_done_s},
             {"latency_ms", latencyJson(report.latency_ms)},
             {"capture_to_done_ms", latencyJson(report.capture_latency_ms)},
+            {"statistics", statisticsJson(report)},
             {"error", report.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(report.error)}};
 }
 
@@ -86,6 +110,8 @@ void printReport(const StreamReport& report, const StreamSettings& settings)
         if (!json[key].is_null())
             fmt::print("  {}: p50 {:.3f}, p99 {:.3f}, max {:.3f}\n", key, json[key]["p50"].get<double>(),
                        json[key]["p99"].get<double>(), json[key]["max"].get<double>());
+    if (report.last_statistics)
+        fmt::print("  statistics of the last frame: {}\n", framecl::cli::statisticsText(*report.last_statistics));
     if (!report.error.empty())
         fmt::print("  stopped: {}\n", report.error);
 }

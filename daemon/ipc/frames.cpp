@@ -45,9 +45,18 @@ void Server::sendDone(ClientState& client, uint32_t session, uint64_t sequence, 
     std::vector<flatbuffers::Offset<wire::StageTime>> stages;
     for (const auto& [name, ns] : done.stages)
         stages.push_back(wire::CreateStageTimeDirect(builder, name.c_str(), ns));
+    flatbuffers::Offset<wire::FrameStatistics> statistics;
+    if (const framecl_statistics* s = done.statistics) {
+        const auto words = [&](const auto& array) {
+            return builder.CreateVector(reinterpret_cast<const uint32_t*>(&array), sizeof array / sizeof(uint32_t));
+        };
+        statistics = wire::CreateFrameStatistics(builder, FRAMECL_STATISTICS_ZONES_X, FRAMECL_STATISTICS_ZONES_Y,
+                                                 words(s->sums), words(s->counts), words(s->histogram));
+    }
     auto message = wire::CreateDoneDirect(builder, session, sequence, done.status,
                                           done.error.empty() ? nullptr : done.error.c_str(), done.queued_ns,
-                                          done.start_ns, done.end_ns, &stages, done.gpu_end_ns, done.callback_ns);
+                                          done.start_ns, done.end_ns, &stages, done.gpu_end_ns, done.callback_ns,
+                                          statistics);
     const auto bytes = protocol::finishEnvelope(builder, message);
     // On the buffer socket, where the Submit came: one wake-up of the client. Only a
     // bound client has frames, so the connection is there. Never waits: a client whose
@@ -257,7 +266,7 @@ void Server::frameEnded(const scheduler::FrameEnd& end)
     }
     sendDone(*client, frame.session_id, frame.sequence,
              {status, end.error, frame.queued_ns, end.start_ns, end.end_ns, end.stages, end.gpu_end_ns,
-              end.callback_ns});
+              end.callback_ns, end.ran ? end.ran->statistics.get() : nullptr});
     if (end.ran && !traces_.empty())
         traceFrame(*client, end);
 }

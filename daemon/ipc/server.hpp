@@ -91,6 +91,7 @@ private:
         uint64_t queued_ns = 0, start_ns = 0, end_ns = 0;
         std::vector<std::pair<std::string, uint64_t>> stages;
         uint64_t gpu_end_ns = 0, callback_ns = 0; // for frames that ran
+        const framecl_statistics* statistics = nullptr; // a frame that ran, where its pipeline makes them
     };
     struct ReleasedOnDisconnect {
         uint64_t clients = 0, buffers = 0, sessions = 0;

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include <framecl/format.h>
+#include <framecl/statistics.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -265,6 +266,11 @@ struct framecl_done {
  * loss, and once per call after that. While it fails, calls return -ENOTCONN, this one
  * too (even with -1) once no done is left. */
 int framecl_next_done(framecl_client* client, int timeout_ms, struct framecl_done* done);
+
+/* The statistics of the frame whose done framecl_next_done() returned last
+ * (framecl/statistics.h; docs/filters.md, "Statistics"): 0 with *statistics filled, or
+ * -ENODATA where that frame brought none (its pipeline makes none, or it did not run). */
+int framecl_done_statistics(const framecl_client* client, struct framecl_statistics* statistics);
 
 /* The daemon's statistics as JSON (docs/protocol.md). *json is the caller's to free(). */
 int framecl_stats(framecl_client* client, char** json);

@@ -172,6 +172,14 @@ class Client {
         check(framecl_submit_with_parameters(client_.get(), session, input_buffer, output_buffer, sequence,
                                              acquire_fence, nullptr, c_parameters.data(), c_parameters.size()));
     }
+    // The statistics of the frame whose done nextDone() returned last, if it brought any
+    // (framecl_done_statistics()).
+    std::optional<framecl_statistics> doneStatistics() const
+    {
+        framecl_statistics statistics;
+        if (framecl_done_statistics(client_.get(), &statistics) != 0) return std::nullopt;
+        return statistics;
+    }
     bool offersReleaseFences() const { return framecl_offers_release_fences(client_.get()) == 1; }
 
     // The next done, or nothing if none came within `timeout_ms` (0: do not wait, -1:

@@ -9,6 +9,7 @@
 #include <stb/stb_image.h>
 #include <stb/stb_image_write.h>
 
+#include "client-tools/frame_statistics.hpp"
 #include "child_process.hpp"
 #include "daemon_fixture.hpp"
 #include "reference_color.hpp"
@@ -142,6 +143,9 @@ TEST_CASE("a RAW10 frame through the shipped camera-isp-rgb comes back as the re
                                daemon.dir().path());
     REQUIRE_MESSAGE(run.status.code == 0, run.err);
     CHECK(decode(output, 4).pixels == shippedCameraIspRgb(raw));
+    // The pipeline makes statistics; the CLI prints them.
+    const std::string printed = "statistics: " + framecl::cli::statisticsText(statistics(raw, 0, 4095));
+    CHECK_MESSAGE(run.out.find(printed) != std::string::npos, run.out);
 }
 
 TEST_CASE("a first process of a 3264x2448 photo through three stages on a fresh daemon passes the default timeout")

@@ -1,10 +1,12 @@
 // Parameters changed per frame through a real daemon (docs/protocol.md, "Parameters per
 // frame"): an ISP's black level, gains, colour matrix and tone table changed at given
-// frames while the frames before them are still queued or running; every output equals
-// the CPU references chained with the values its Submit left in force. Then the changes
+// frames while the frames before them are still queued or running; every output, and
+// the statistics each Done brings, equal the CPU references chained with the values its
+// Submit left in force. Then the changes
 // the daemon refuses: each fails its own frame, names what was wrong, and changes
 // nothing for the frames after it.
 #include <cmath>
+#include <cstring>
 #include <random>
 
 #include <doctest/doctest.h>
@@ -26,7 +28,7 @@ const std::string pipelines = R"(
 [[pipeline]]
 name = "isp"
 stages = [
-  { plugin = "bayer", black_level = 64, gains = [1.5, 1.0, 1.25] },
+  { plugin = "bayer", black_level = 64, gains = [1.5, 1.0, 1.25], statistics = true },
   { plugin = "demosaic", method = "bilinear" },
   { plugin = "ccm", matrix = [1.2, -0.1, -0.1, -0.2, 1.3, -0.1, 0.0, -0.3, 1.3], offsets = [0, 0, 0] },
   { plugin = "tone", curve = "lut", lut = [0, 0.3, 0.6, 0.85, 1] },
@@ -42,6 +44,7 @@ stages = [ { plugin = "offset", amount = 10 } ]
 // The values of the isp pipeline's stages a frame runs with.
 struct IspValues {
     uint32_t black_level = 64;
+    uint32_t saturation = 4095;
     double gains[3] = {1.5, 1.0, 1.25};
     double matrix[9] = {1.2, -0.1, -0.1, -0.2, 1.3, -0.1, 0.0, -0.3, 1.3};
     std::vector<double> lut = {0, 0.3, 0.6, 0.85, 1};
@@ -122,9 +125,10 @@ TEST_CASE("parameters changed from a frame on: the frames before run with the ol
             std::copy(matrix.begin(), matrix.end(), values.matrix);
             values.lut = gamma_table;
         } else if (frame == 10) {
-            changes = {{1, "gains", {1.0, 1.0, 1.0}}};
+            changes = {{1, "gains", {1.0, 1.0, 1.0}}, {1, "saturation", {700}}};
             const double gains[3] = {1.0, 1.0, 1.0};
             std::copy(gains, gains + 3, values.gains);
+            values.saturation = 700;
         }
         outputs.push_back(registered(client, session.output, "isp-out"));
         client.submit(session.id, inputs[frame % 3].id, outputs.back().id, frame, changes);
@@ -140,6 +144,11 @@ TEST_CASE("parameters changed from a frame on: the frames before run with the ol
         const auto expected = expectedIsp(raws[done->sequence % 3], in_force[index]);
         const std::string differences = differingPixels(output, expected, width, 4);
         CHECK_MESSAGE(differences.empty(), differences);
+        const auto statistics = client.doneStatistics();
+        REQUIRE(statistics);
+        const framecl_statistics reference =
+            framecl::test::statistics(raws[done->sequence % 3], in_force[index].black_level, in_force[index].saturation);
+        CHECK(std::memcmp(&*statistics, &reference, sizeof reference) == 0);
     }
 
     // Refused changes: each fails its frame with the reason and leaves the values.
@@ -181,6 +190,7 @@ TEST_CASE("parameters changed from a frame on: the frames before run with the ol
         REQUIRE(refused);
         CHECK(refused->status == FRAMECL_FRAME_FAILED);
         CHECK_MESSAGE(std::string(refused->error).find(reason) != std::string::npos, refused->error);
+        CHECK_FALSE(client.doneStatistics()); // a frame that did not run brings none
     };
     refusedIn("blur", {1, "width", {5}}, "box has no parameter block, so no parameter of it changes per frame");
     refusedIn("brighter", {1, "amount", {20}}, "these values change the stage's dispatches or its output");

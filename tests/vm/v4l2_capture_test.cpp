@@ -2,7 +2,8 @@
 // streams its test pattern into dma-bufs, framecl-v4l2-capture sends them through the
 // guest's framecld, and every output is checked against its capture — the same buffer,
 // as the tool read it through the dma-buf between the CPU-access calls: NV12 through
-// copy and a colour conversion, and vivid's RAW Bayer through the shipped camera-isp.
+// copy and a colour conversion, and vivid's RAW Bayer through the shipped camera-isp,
+// with the statistics it makes.
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -110,6 +111,20 @@ TEST_CASE("vivid's RAW Bayer frames through camera-isp: each output the CPU refe
             std::vector<uint8_t> planes = expected.y;
             planes.insert(planes.end(), expected.uv.begin(), expected.uv.end());
             CHECK(readFile(files.path() / fmt::format("frame-{:06}.raw", frame)) == planes);
+            if (frame < 2)
+                continue;
+            // The report's statistics are the last frame's (camera-isp makes them).
+            const framecl_statistics reference = statistics(raw, 0, 4095);
+            const auto words = [](const auto& array) {
+                const auto* first = reinterpret_cast<const uint32_t*>(&array);
+                return std::vector<uint32_t>(first, first + sizeof array / sizeof(uint32_t));
+            };
+            const nlohmann::json& reported = isp["statistics"];
+            REQUIRE(reported.is_object());
+            CHECK(reported["frames"] == 3);
+            CHECK(reported["sums"].get<std::vector<uint32_t>>() == words(reference.sums));
+            CHECK(reported["counts"].get<std::vector<uint32_t>>() == words(reference.counts));
+            CHECK(reported["histogram"].get<std::vector<uint32_t>>() == words(reference.histogram));
         }
     }
 }
