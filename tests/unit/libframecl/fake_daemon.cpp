@@ -241,8 +241,15 @@ void FakeDaemon::serve(zmq::socket_t router, UniqueFd listener, FakeDaemonBehavi
         if (!envelope) return;
         std::lock_guard lock(mutex_);
         if (const auto* submit = envelope->message_as_Submit()) {
+            std::vector<FakeDaemonLog::Parameter> parameters;
+            if (const auto* changes = submit->parameters())
+                for (const auto* change : *changes)
+                    parameters.push_back({change->stage(), str(change->key()),
+                                          change->values() ? std::vector<double>(change->values()->begin(),
+                                                                                 change->values()->end())
+                                                           : std::vector<double>{}});
             log_.submits.push_back({submit->session(), submit->input_buffer(),
-                                    submit->output_buffer(), submit->sequence()});
+                                    submit->output_buffer(), submit->sequence(), std::move(parameters)});
             if (behaviour.answer_submits)
                 sendDone(submit->session(), submit->sequence());
             else

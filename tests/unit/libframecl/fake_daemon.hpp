@@ -50,10 +50,17 @@ struct FakeDaemonLog {
         uint32_t fourcc, width, height;
         ino_t inode; // of the fd that came with it
     };
+    struct Parameter {
+        uint32_t stage;
+        std::string key;
+        std::vector<double> values;
+        bool operator==(const Parameter&) const = default;
+    };
     struct Submitted {
         uint32_t session;
         uint32_t input_buffer, output_buffer;
         uint64_t sequence;
+        std::vector<Parameter> parameters;
     };
     std::vector<std::string> hello_names;
     std::vector<std::string> register_tokens; // of every RegisterBuffers, binding ones included

@@ -11,6 +11,8 @@
 #include <poll.h>
 #include <string>
 #include <sys/stat.h>
+#include <tuple>
+#include <vector>
 
 using framecl::test::client_timeout_ms;
 using framecl::test::ConnectedClient;
@@ -116,6 +118,51 @@ TEST_CASE("a session reopened after a daemon restart keeps its backpressure and 
     CHECK(log.opened_options[0].deadline_us == 33000);
     REQUIRE(log.submits.size() == 1);
     CHECK(log.submits[0].session == log.opened_sessions.at(0));
+}
+
+TEST_CASE("frame parameters go with their submit, and the latest of each again with the first after a restart")
+{
+    using Parameter = framecl::test::FakeDaemonLog::Parameter;
+    ConnectedClient fixture;
+    const uint32_t session = fixture.openCopySession(16, 16);
+    const uint32_t buffer = fixture.registerBuffer(r8Layout(16, 16));
+    const double warm[3] = {2.0, 1.0, 1.5}, neutral[3] = {1.0, 1.0, 1.0}, table[2] = {0.0, 1.0};
+    const framecl_frame_parameter first[2] = {{1, "gains", warm, 3}, {2, "lut", table, 2}};
+    const framecl_frame_parameter second[1] = {{1, "gains", neutral, 3}};
+    framecl_done done;
+    for (const auto& [sequence, parameters, count] :
+         {std::tuple{1u, first, size_t(2)}, std::tuple{2u, second, size_t(1)}, std::tuple{3u, second, size_t(0)}}) {
+        REQUIRE(framecl_submit_with_parameters(fixture.client, session, buffer, buffer, sequence, -1, nullptr,
+                                               parameters, count) == 0);
+        REQUIRE(framecl_next_done(fixture.client, client_timeout_ms, &done) == 0);
+    }
+    auto log = fixture.daemon.log();
+    REQUIRE(log.submits.size() == 3);
+    CHECK(log.submits[0].parameters ==
+          std::vector<Parameter>{{1, "gains", {2.0, 1.0, 1.5}}, {2, "lut", {0.0, 1.0}}});
+    CHECK(log.submits[1].parameters == std::vector<Parameter>{{1, "gains", {1.0, 1.0, 1.0}}});
+    CHECK(log.submits[2].parameters.empty());
+
+    // A new daemon knows none of them: the first submit brings the latest of each.
+    fixture.daemon.stop();
+    fixture.daemon.start();
+    for (uint64_t sequence : {4u, 5u}) {
+        REQUIRE_MESSAGE(framecl_submit(fixture.client, session, buffer, buffer, sequence) == 0,
+                        framecl_last_error(fixture.client));
+        REQUIRE(framecl_next_done(fixture.client, client_timeout_ms, &done) == 0);
+    }
+    log = fixture.daemon.log();
+    REQUIRE(log.submits.size() == 2);
+    CHECK(log.submits[0].parameters ==
+          std::vector<Parameter>{{1, "gains", {1.0, 1.0, 1.0}}, {2, "lut", {0.0, 1.0}}});
+    CHECK(log.submits[1].parameters.empty());
+
+    // More than a packet holds is refused before anything is sent.
+    const std::vector<double> huge(9000, 0.5);
+    const framecl_frame_parameter too_long{4, "lut", huge.data(), huge.size()};
+    CHECK(framecl_submit_with_parameters(fixture.client, session, buffer, buffer, 6, -1, nullptr, &too_long, 1) ==
+          -EMSGSIZE);
+    CHECK(fixture.daemon.log().submits.size() == 2);
 }
 
 TEST_CASE("a daemon that stays away makes calls fail with ENOTCONN once the timeout has passed")
