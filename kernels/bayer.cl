@@ -95,8 +95,9 @@ BAYER_LEVELS(words, bayer_pair_words(row, j, max_code))
 BAYER_LEVELS(mipi10, bayer_pair_mipi10(row, j))
 BAYER_LEVELS(mipi12, bayer_pair_mipi12(row, j))
 
-// bayer_statistics_<packing>: the frame's statistics (docs/filters.md, "Statistics";
-// framecl/statistics.h), one work item per 2x2 block. `colours` holds the colour (0 R,
+// bayer_levels_statistics_<packing>: bayer_levels_<packing> and the frame's statistics
+// (docs/filters.md, "Statistics"; framecl/statistics.h) from the same reads, one work
+// item per 2x2 block. `colours` holds the colour (0 R,
 // 1 G, 2 B) of block positions (0, 0), (1, 0), (0, 1) and (1, 1) in bits 0-1, 2-3, 4-5
 // and 6-7; the parameter block's word 5 is the saturation code. A work group adds into
 // its own copy in local memory, then adds the words it touched to the frame's, so the
@@ -107,10 +108,10 @@ BAYER_LEVELS(mipi12, bayer_pair_mipi12(row, j))
 #define BAYER_STATISTICS_WORDS (2u * BAYER_ZONE_WORDS + 256u)
 
 #define BAYER_STATISTICS(packing, read)                                                                        \
-    __kernel void bayer_statistics_##packing(__global const uchar* restrict src, uint src_offset,              \
-                                             uint src_stride, uint width, uint height, uint max_code,          \
-                                             uint colours, __global const uint* restrict params,              \
-                                             __global uint* restrict statistics)                              \
+    __kernel void bayer_levels_statistics_##packing(                                                           \
+        __global const uchar* restrict src, uint src_offset, uint src_stride, __global uchar* restrict dst,     \
+        uint dst_offset, uint dst_stride, uint width, uint height, uint max_code, uint colours,                 \
+        __global const uint* restrict params, __global uint* restrict statistics)                              \
     {                                                                                                           \
         __local uint partial[BAYER_STATISTICS_WORDS];                                                           \
         const uint item = get_local_id(1) * get_local_size(0) + get_local_id(0);                                \
@@ -128,6 +129,15 @@ BAYER_LEVELS(mipi12, bayer_pair_mipi12(row, j))
             const uint samples[4] = {top.x, top.y, bottom.x, bottom.y};                                         \
             const uint black = params[0];                                                                       \
             const uint saturation = params[5];                                                                  \
+            __global uchar* out = dst + dst_offset + 2 * k * dst_stride;                                        \
+            bayer_store(out, j,                                                                                 \
+                        (uint2)(bayer_level(top.x, black, max_code, params[1]),                                 \
+                                bayer_level(top.y, black, max_code, params[2])),                                \
+                        max_code);                                                                              \
+            bayer_store(out + dst_stride, j,                                                                    \
+                        (uint2)(bayer_level(bottom.x, black, max_code, params[3]),                              \
+                                bayer_level(bottom.y, black, max_code, params[4])),                             \
+                        max_code);                                                                              \
             const uint zone = k * BAYER_ZONES_Y / (height / 2) * BAYER_ZONES_X + j * BAYER_ZONES_X / (width / 2); \
             const uint weights[3] = {77u, 75u, 29u};                                                            \
             uint luma = 0;                                                                                      \

@@ -74,6 +74,11 @@ const std::vector<BenchCase>& benchCases()
         {"bayer SRGGB10P levels", "bayer", V4L2_PIX_FMT_SRGGB10P,
          [](const FrameSize&) -> std::string { return "black_level = 64, gains = [1.9, 1.0, 1.6]"; },
          {isp_size}},
+        {"bayer SRGGB10P levels, statistics", "bayer", V4L2_PIX_FMT_SRGGB10P,
+         [](const FrameSize&) -> std::string {
+             return "black_level = 64, gains = [1.9, 1.0, 1.6], statistics = true";
+         },
+         {isp_size}},
         {"demosaic bilinear SRGGB10", "demosaic", V4L2_PIX_FMT_SRGGB10,
          [](const FrameSize&) -> std::string { return "method = \"bilinear\""; }, {isp_size}},
         {"demosaic mhc SRGGB10", "demosaic", V4L2_PIX_FMT_SRGGB10,

@@ -124,23 +124,24 @@ const char* kernelOf(BayerPacking packing, bool statistics)
 {
     switch (packing) {
     case BayerPacking::bytes:
-        return statistics ? "bayer_statistics_bytes" : "bayer_levels_bytes";
+        return statistics ? "bayer_levels_statistics_bytes" : "bayer_levels_bytes";
     case BayerPacking::words:
-        return statistics ? "bayer_statistics_words" : "bayer_levels_words";
+        return statistics ? "bayer_levels_statistics_words" : "bayer_levels_words";
     case BayerPacking::mipi10:
-        return statistics ? "bayer_statistics_mipi10" : "bayer_levels_mipi10";
+        return statistics ? "bayer_levels_statistics_mipi10" : "bayer_levels_mipi10";
     case BayerPacking::mipi12:
-        return statistics ? "bayer_statistics_mipi12" : "bayer_levels_mipi12";
+        return statistics ? "bayer_levels_statistics_mipi12" : "bayer_levels_mipi12";
     }
     return nullptr;
 }
 
 // bayer_levels_<packing>(src plane, dst plane, width, height, max_code, params): one work
 // item per two samples side by side, which have the colours of one row of the 2x2 block.
-// With statistics, then bayer_statistics_<packing>(src plane, width, height, max_code,
-// colours, params, statistics): one work item per 2x2 block. The parameter block holds
-// six uints: the black level, the factors of block positions (0, 0), (1, 0), (0, 1) and
-// (1, 1), (x, y), and the saturation code.
+// With statistics, bayer_levels_statistics_<packing>(src plane, dst plane, width, height,
+// max_code, colours, params, statistics) instead: one work item per 2x2 block, which
+// reads each sample once for both. The parameter block holds six uints: the black
+// level, the factors of block positions (0, 0), (1, 0), (0, 1) and (1, 1), (x, y), and
+// the saturation code.
 int plan(const framecl_format* in, const framecl_param_value* values, const framecl_plan_request*,
          framecl_plan* plan, char* error, size_t error_size)
 {
@@ -149,40 +150,27 @@ int plan(const framecl_format* in, const framecl_param_value* values, const fram
         std::snprintf(error, error_size, "not a Bayer format");
         return 1;
     }
+    const bool statistics = values[param_statistics].int_value != 0;
     framecl_dispatch& dispatch = plan->dispatches[0];
-    dispatch.kernel = kernelOf(bayer->packing, false);
+    dispatch.kernel = kernelOf(bayer->packing, statistics);
     dispatch.kernel_file = 0;
     dispatch.dims = 2;
     dispatch.global[0] = in->width / 2;
-    dispatch.global[1] = in->height;
+    dispatch.global[1] = statistics ? in->height / 2 : in->height;
     dispatch.tileable_axes = FRAMECL_AXIS_X | FRAMECL_AXIS_Y;
-    dispatch.args[0] = planeArg(FRAMECL_ARG_INPUT_PLANE, 0);
-    dispatch.args[1] = planeArg(FRAMECL_ARG_OUTPUT_PLANE, 0);
-    dispatch.args[2] = uintArg(in->width);
-    dispatch.args[3] = uintArg(in->height);
-    dispatch.args[4] = uintArg(bayer->maxCode());
-    dispatch.args[5] = paramsArg();
-    dispatch.arg_count = 6;
+    uint32_t& count = dispatch.arg_count;
+    dispatch.args[count++] = planeArg(FRAMECL_ARG_INPUT_PLANE, 0);
+    dispatch.args[count++] = planeArg(FRAMECL_ARG_OUTPUT_PLANE, 0);
+    dispatch.args[count++] = uintArg(in->width);
+    dispatch.args[count++] = uintArg(in->height);
+    dispatch.args[count++] = uintArg(bayer->maxCode());
+    if (statistics)
+        dispatch.args[count++] = uintArg(bayer->channel(0, 0) | bayer->channel(1, 0) << 2 |
+                                         bayer->channel(0, 1) << 4 | bayer->channel(1, 1) << 6);
+    dispatch.args[count++] = paramsArg();
+    if (statistics)
+        dispatch.args[count++].kind = FRAMECL_ARG_STATISTICS;
     plan->dispatch_count = 1;
-    if (values[param_statistics].int_value == 0)
-        return 0;
-    framecl_dispatch& statistics = plan->dispatches[1];
-    statistics.kernel = kernelOf(bayer->packing, true);
-    statistics.kernel_file = 0;
-    statistics.dims = 2;
-    statistics.global[0] = in->width / 2;
-    statistics.global[1] = in->height / 2;
-    statistics.tileable_axes = FRAMECL_AXIS_X | FRAMECL_AXIS_Y;
-    statistics.args[0] = planeArg(FRAMECL_ARG_INPUT_PLANE, 0);
-    statistics.args[1] = uintArg(in->width);
-    statistics.args[2] = uintArg(in->height);
-    statistics.args[3] = uintArg(bayer->maxCode());
-    statistics.args[4] = uintArg(bayer->channel(0, 0) | bayer->channel(1, 0) << 2 | bayer->channel(0, 1) << 4 |
-                                 bayer->channel(1, 1) << 6);
-    statistics.args[5] = paramsArg();
-    statistics.args[6].kind = FRAMECL_ARG_STATISTICS;
-    statistics.arg_count = 7;
-    plan->dispatch_count = 2;
     return 0;
 }
 
