@@ -20,6 +20,14 @@ constexpr uint32_t blockmatch_block = 16;
 // IMX477).
 constexpr FrameSize isp_size{4056, 3040};
 
+// The ISP's stages with a camera's settings: a black level of 64 in 10 bits, daylight
+// gains, a sensor's matrix.
+std::string ispLevelsStatistics(const FrameSize&)
+{
+    return "black_level = 64, gains = [1.9, 1.0, 1.6], statistics = true";
+}
+constexpr const char* isp_matrix = "matrix = [1.78, -0.62, -0.16, -0.24, 1.51, -0.27, 0.03, -0.58, 1.55]";
+
 } // namespace
 
 const std::vector<BenchCase>& benchCases()
@@ -31,8 +39,8 @@ const std::vector<BenchCase>& benchCases()
     // weights. blockmatch by SSD, so that compare_opencv.py's matchTemplate TM_SQDIFF has its
     // cost; moved by (3, -2), within its range of 8. demosaic's bilinear on 10-bit RGGB,
     // so that compare_opencv.py checks it against cvtColor COLOR_BayerBG2RGB on 16 bits;
-    // the ISP's stages with a camera's settings (a black level of 64 in 10 bits, daylight
-    // gains, a sensor's matrix), as the camera-isp pipeline runs them.
+    // the ISP's stages with a camera's settings, alone and as the camera-isp pipeline
+    // chains them (config/pipelines.d/camera-isp.toml), RAW10 to NV12 with statistics.
     static const std::vector<BenchCase> cases = {
         {"copy", "copy", DRM_FORMAT_ABGR8888, none, {}},
         {"color nv12_to_abgr", "color", DRM_FORMAT_NV12,
@@ -74,21 +82,20 @@ const std::vector<BenchCase>& benchCases()
         {"bayer SRGGB10P levels", "bayer", V4L2_PIX_FMT_SRGGB10P,
          [](const FrameSize&) -> std::string { return "black_level = 64, gains = [1.9, 1.0, 1.6]"; },
          {isp_size}},
-        {"bayer SRGGB10P levels, statistics", "bayer", V4L2_PIX_FMT_SRGGB10P,
-         [](const FrameSize&) -> std::string {
-             return "black_level = 64, gains = [1.9, 1.0, 1.6], statistics = true";
-         },
-         {isp_size}},
+        {"bayer SRGGB10P levels, statistics", "bayer", V4L2_PIX_FMT_SRGGB10P, ispLevelsStatistics, {isp_size}},
         {"demosaic bilinear SRGGB10", "demosaic", V4L2_PIX_FMT_SRGGB10,
          [](const FrameSize&) -> std::string { return "method = \"bilinear\""; }, {isp_size}},
         {"demosaic mhc SRGGB10", "demosaic", V4L2_PIX_FMT_SRGGB10,
          [](const FrameSize&) -> std::string { return "method = \"mhc\""; }, {isp_size}},
-        {"ccm", "ccm", DRM_FORMAT_ABGR16161616,
-         [](const FrameSize&) -> std::string {
-             return "matrix = [1.78, -0.62, -0.16, -0.24, 1.51, -0.27, 0.03, -0.58, 1.55]";
-         },
+        {"ccm", "ccm", DRM_FORMAT_ABGR16161616, [](const FrameSize&) { return std::string(isp_matrix); },
          {isp_size}},
         {"tone srgb", "tone", DRM_FORMAT_ABGR16161616, none, {isp_size}},
+        {"camera ISP SRGGB10P to NV12, statistics", "bayer", V4L2_PIX_FMT_SRGGB10P, ispLevelsStatistics,
+         {isp_size}, std::nullopt,
+         {{"demosaic", "method = \"mhc\""},
+          {"ccm", isp_matrix},
+          {"tone", "curve = \"srgb\""},
+          {"color", "op = \"abgr_to_nv12\", matrix = \"bt709\", range = \"limited\""}}},
         {"meanshift sp5 sr6", "meanshift", DRM_FORMAT_ABGR8888,
          [](const FrameSize&) -> std::string { return "sp = 5, sr = 6"; }, {{2560, 2560}}},
         {"blockmatch b16 r8 ssd", "blockmatch", DRM_FORMAT_R8,

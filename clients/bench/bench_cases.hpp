@@ -1,6 +1,7 @@
 #pragma once
 // What framecl-bench measures: each filter with the parameters the targets
-// name, as one-stage [[pipeline]] tables, and the frame sizes it runs them at.
+// name, as one-stage [[pipeline]] tables, a few whole pipelines, and the frame sizes it
+// runs them at.
 
 #include <cstdint>
 #include <optional>
@@ -26,9 +27,15 @@ struct Motion {
     uint32_t block; // the side of the filter's blocks, one output pixel each
 };
 
+// A stage after a case's first, in a case that times a whole pipeline.
+struct NextStage {
+    std::string plugin;
+    std::string parameters; // TOML inline-table entries, as BenchCase::parameters
+};
+
 struct BenchCase {
     std::string name;   // "epsilon r4 t20": the filter and what sets it apart
-    std::string plugin; // as --filters selects it
+    std::string plugin; // as --filters selects it (a pipeline case: its first stage's)
     uint32_t fourcc;    // of the input frames
     // The stage's parameters as TOML inline-table entries, for frames of `size`
     // (bicubic's output size follows the input's).
@@ -38,6 +45,9 @@ struct BenchCase {
     // Set: the case runs on a moving pair of frames (Motion). ("{}": the cases that stop
     // before it pass -Wextra.)
     std::optional<Motion> motion{};
+    // Set: the case times the whole pipeline of its first stage and these, run when
+    // --filters selects every plugin of it.
+    std::vector<NextStage> then{};
 };
 
 // Every case, in the order the tables list them.

@@ -35,6 +35,23 @@ std::string markdown(const Report& report)
                             report.copy_gbs > 0 ? 100 * gbs / report.copy_gbs : 0,
                             m.speedup > 0 ? fmt::format("{:.2f}x", m.speedup) : "–");
     }
+    for (const Measurement& m : report.measurements) {
+        if (m.stages.empty() || !m.error.empty())
+            continue;
+        text += fmt::format("\n### {}: its stages ({}, {})\n\nThe whole frame's dispatches: {:.3f} ms; from the "
+                            "first one's start to the last one's end: {:.3f} ms. The copy skeleton (one copy per "
+                            "stage of that stage's bytes): {:.3f} ms, {:.3f} ms from start to end.\n\n"
+                            "| stage | median ms | MB read and written | GB/s | of copy |\n"
+                            "| --- | ---: | ---: | ---: | ---: |\n",
+                            m.filter, m.input, m.variant, double(m.median_ns) / 1e6, double(m.span_median_ns) / 1e6,
+                            double(m.skeleton_median_ns) / 1e6, double(m.skeleton_span_median_ns) / 1e6);
+        for (const StageMeasurement& stage : m.stages) {
+            const double gbs = stage.median_ns ? double(stage.bytes) / double(stage.median_ns) : 0;
+            text += fmt::format("| {} | {:.3f} | {:.1f} | {:.1f} | {:.0f}% |\n", stage.name,
+                                double(stage.median_ns) / 1e6, double(stage.bytes) / 1e6, gbs,
+                                report.copy_gbs > 0 ? 100 * gbs / report.copy_gbs : 0);
+        }
+    }
     return text;
 }
 
@@ -64,6 +81,17 @@ nlohmann::json json(const Report& report)
                 entry.update({{"input_file", m.input_file}, {"output_file", m.output_file}, {"output", m.output}});
             if (!m.previous_file.empty())
                 entry["previous_file"] = m.previous_file;
+            if (!m.statistics_file.empty())
+                entry["statistics_file"] = m.statistics_file;
+            if (!m.stages.empty()) {
+                nlohmann::json stages = nlohmann::json::array();
+                for (const StageMeasurement& stage : m.stages)
+                    stages.push_back({{"name", stage.name}, {"median_ns", stage.median_ns}, {"bytes", stage.bytes}});
+                entry.update({{"stages", stages},
+                              {"span_median_ns", m.span_median_ns},
+                              {"skeleton_median_ns", m.skeleton_median_ns},
+                              {"skeleton_span_median_ns", m.skeleton_span_median_ns}});
+            }
         }
         measurements.push_back(entry);
     }

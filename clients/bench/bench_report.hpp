@@ -10,6 +10,13 @@
 
 namespace framecl::bench {
 
+// A stage of a pipeline case, timed within the whole pipeline's frames.
+struct StageMeasurement {
+    std::string name;
+    uint64_t median_ns = 0; // its dispatches' GPU time
+    uint64_t bytes = 0;     // its input and output, tightly packed
+};
+
 struct Measurement {
     std::string filter;  // the case's name
     std::string input;   // "R8 1920x1080"
@@ -32,6 +39,19 @@ struct Measurement {
     std::string output_file;
     std::string previous_file;
     std::string output; // "R8 960x540"
+    // A pipeline case (bench_cases.hpp, BenchCase::then): each stage's time and bytes;
+    // the median span from the first dispatch's start to the last one's end (the stages'
+    // times and the device's gaps between them); and the copy skeleton's median: one
+    // clEnqueueCopyBuffer per stage moving that stage's bytes (half read, half written),
+    // in the same order, timed the same way. What the unfused pipeline's memory traffic
+    // costs at the device's copy speed, with no work done.
+    std::vector<StageMeasurement> stages;
+    uint64_t span_median_ns = 0;
+    uint64_t skeleton_median_ns = 0;
+    uint64_t skeleton_span_median_ns = 0;
+    // With --dump, where a stage made statistics: the last frame's struct
+    // framecl_statistics, as framecl/statistics.h lays it out.
+    std::string statistics_file;
 
     double gigabytesPerSecond() const { return median_ns ? double(frame_bytes) / double(median_ns) : 0; }
 };

@@ -26,6 +26,8 @@ import time
 import cv2
 import numpy as np
 
+import isp_reference
+
 # framecl-bench's default border, and OpenCV's name for it.
 REPLICATE = cv2.BORDER_REPLICATE
 
@@ -46,8 +48,10 @@ def parse_shape(text):
 
 def load_frame(path, shape):
     """A packed frame as a numpy array: HxW (R8, Bayer words), HxWx4 (ABGR8888, ABGR16161616),
-    or (3H/2)xW (NV12)."""
+    (3H/2)xW (NV12), or Hx(5W/4) bytes (SRGGB10P)."""
     fourcc, width, height = parse_shape(shape)
+    if fourcc == "SRGGB10P":  # the packed bytes, 5 per 4 samples
+        return np.fromfile(path, dtype=np.uint8).reshape(height, width * 5 // 4)
     if fourcc in BAYER_WORDS:
         return np.fromfile(path, dtype="<u2").reshape(height, width) & ((1 << BAYER_WORDS[fourcc]) - 1)
     if fourcc == "ABGR16161616":
@@ -160,6 +164,90 @@ def inside_outer_pixel(src, expected):
     return mask
 
 
+# framecl-bench's camera ISP case (clients/bench/bench_cases.cpp).
+ISP = dict(black_level=64, gains=(1.9, 1.0, 1.6),
+           matrix=(1.78, -0.62, -0.16, -0.24, 1.51, -0.27, 0.03, -0.58, 1.55))
+
+
+def isp_words(src, m):
+    """OpenCV reads no MIPI CSI-2 RAW10: its chain starts from the unpacked 16-bit words."""
+    _, width, height = parse_shape(m["input"])
+    return isp_reference.unpack_raw10(src, width, height)
+
+
+def isp_check(src, expected, m):
+    """framecl's NV12 and statistics against the CPU reference chain (isp_reference.py):
+    (whether they differ, what was found)."""
+    _, width, height = parse_shape(m["input"])
+    nv12, stats = isp_reference.chain(src, width, height, ISP["black_level"], ISP["gains"], ISP["matrix"])
+    got = np.fromfile(m["statistics_file"], dtype="<u4") if "statistics_file" in m else None
+    output_differs = int((nv12 != expected).sum())
+    stats_equal = got is not None and np.array_equal(got, stats)
+    text = ("framecl's NV12 " + ("equals" if output_differs == 0 else f"differs in {output_differs} bytes from")
+            + " the CPU reference, its statistics " + ("equal it" if stats_equal else "DIFFER")
+            + "; OpenCV's against the reference chain with bilinear demosaicing: ")
+    return output_differs > 0 or not stats_equal, text
+
+
+def isp_baseline(src, m):
+    """What OpenCV's chain computes, exactly: the reference chain with bilinear demosaicing."""
+    _, width, height = parse_shape(m["input"])
+    return isp_reference.chain(src, width, height, ISP["black_level"], ISP["gains"], ISP["matrix"],
+                               method="bilinear")[0]
+
+
+def isp_scratch(src, m):
+    """The gains as a CV_32F mosaic of the integer factors over 2^14, the matrix with the
+    widening to 16 bits and the 0..1 range folded in, BT.709 limited-range YCbCr as a 3x4
+    matrix of 8-bit codes, and the chain's intermediates."""
+    _, width, height = parse_shape(m["input"])
+    stretch = 1023 / (1023 - ISP["black_level"])
+    factors = np.array([isp_reference.lround(g * stretch * 16384) / 16384 for g in ISP["gains"]], dtype=np.float32)
+    kr, kb = 0.2126, 0.0722
+    kg = 1 - kr - kb
+    ys, cs = 219 / 255, 224 / 255
+    yuv = np.array([[kr * ys, kg * ys, kb * ys, 16],
+                    [-kr / (2 * (1 - kb)) * cs, -kg / (2 * (1 - kb)) * cs, cs / 2, 128],
+                    [cs / 2, -kg / (2 * (1 - kr)) * cs, -kb / (2 * (1 - kr)) * cs, 128]], dtype=np.float32)
+    return dict(gains=cv2.UMat(factors[isp_reference.colours(height, width)]),
+                matrix=np.array(ISP["matrix"], dtype=np.float32).reshape(3, 3) / 1023, yuv=yuv,
+                uv=cv2.UMat(height // 2, width // 2, cv2.CV_8UC2), y=cv2.UMat(height, width, cv2.CV_8UC1),
+                half=(width // 2, height // 2))
+
+
+def isp_run(src, dst, s, size):
+    """levels (subtract, multiply by the gains' mosaic, min), cvtColor COLOR_BayerBG2RGB on
+    16 bits, transform by the matrix into floats in 0..1, the sRGB curve (pow, its linear
+    toe by compare and copyTo), convertScaleAbs to 8 bits, transform to YCbCr, the Y
+    channel, and Cb and Cr averaged over 2x2 blocks (resize INTER_AREA), interleaved."""
+    levelled = cv2.min(cv2.multiply(cv2.subtract(src, ISP["black_level"]), s["gains"], dtype=cv2.CV_16U), 1023)
+    rgb = cv2.cvtColor(levelled, cv2.COLOR_BayerBG2RGB)
+    four = lambda v: (v, v, v, v)  # a scalar for every channel
+    linear = cv2.min(cv2.max(cv2.transform(cv2.multiply(rgb, four(1.0), dtype=cv2.CV_32F), s["matrix"]), four(0.0)),
+                     four(1.0))
+    encoded = cv2.addWeighted(cv2.pow(linear, 1 / 2.4), 1.055 * 255, linear, 0, -0.055 * 255)
+    cv2.copyTo(cv2.multiply(linear, four(12.92 * 255)), cv2.compare(linear, four(0.0031308), cv2.CMP_LE), encoded)
+    ycbcr = cv2.transform(cv2.convertScaleAbs(encoded), s["yuv"])
+    cv2.extractChannel(ycbcr, 0, s["y"])
+    cv2.mixChannels([cv2.resize(ycbcr, s["half"], interpolation=cv2.INTER_AREA)], [s["uv"]],
+                    [1, 0, 2, 1])
+
+
+def inside_outer_nv12(src, expected):
+    """An NV12 frame's Y but the outer pixel, and the Cb and Cr of the 2x2 blocks that hold
+    none of it: OpenCV's demosaicing treats the outer pixel its own way."""
+    mask = np.zeros(expected.shape, dtype=bool)
+    height = expected.shape[0] * 2 // 3
+    mask[1:height - 1, 1:-1] = True
+    mask[height + 1:-1, 2:-2] = True
+    return mask
+
+
+def isp_output(src, dst, s):
+    y = s["y"].get()
+    return np.concatenate([y, s["uv"].get().reshape(y.shape[0] // 2, y.shape[1])])
+
+
 def binomial(n):
     row = [1]
     for _ in range(n - 1):
@@ -214,6 +302,12 @@ def opencv_cases():
             run=lambda src, dst, s, size: cv2.cvtColor(src, cv2.COLOR_BayerBG2RGB, dst=s), scratch=demosaic_scratch,
             output=demosaic_output(10), compared=inside_outer_pixel, tolerance=0,
             note="cvtColor COLOR_BayerBG2RGB (OpenCV's name for RGGB) on 16 bits; the outer pixel left out"),
+        "camera ISP SRGGB10P to NV12, statistics": dict(
+            input=isp_words, check=isp_check, baseline=isp_baseline, run=isp_run, scratch=isp_scratch,
+            output=isp_output, compared=inside_outer_nv12, tolerance=1,
+            note="OpenCV's chain from the unpacked words (it reads no RAW10): " + " ".join(isp_run.__doc__.split())
+                 + " Bilinear: OpenCV has no Malvar-He-Cutler. Its rounding differs from framecl's integers by 1 "
+                   "at most; the outer pixel left out"),
         "blockmatch b16 r8 ssd": dict(
             run=blockmatch_run, scratch=blockmatch_scratch(16, 8), output=blockmatch_output, tolerance=0,
             runs=3, warmup=1,
@@ -265,7 +359,12 @@ def main():
             continue
         src = load_frame(m["input_file"], m["input"])
         expected = load_frame(m["output_file"], m["output"])
-        usrc = cv2.UMat(src)
+        checked = ""  # framecl's output against a CPU reference, where the case has one
+        if "check" in case:
+            differs, checked = case["check"](src, expected, m)
+            wrong += 1 if differs else 0
+            expected = case["baseline"](src, m)  # what OpenCV's calls compute
+        usrc = cv2.UMat(case["input"](src, m) if "input" in case else src)
         udst = cv2.UMat(expected.shape[0], expected.shape[1], cv2.CV_8UC1 if expected.ndim == 2 else cv2.CV_8UC4) \
             if expected.dtype == np.uint8 else None
         scratch = case["scratch"](src, m) if "scratch" in case else None
@@ -281,7 +380,7 @@ def main():
         differing = int((difference > 0).sum())
         ok = largest <= case["tolerance"]
         wrong += 0 if ok else 1
-        verdict = ("equal" if differing == 0 else
+        verdict = checked + ("equal" if differing == 0 else
                    f"within {largest}: {differing} of {difference.size} bytes differ "
                    f"({100 * differing / difference.size:.3f}%)") + ("" if ok else f" — OVER ±{case['tolerance']}")
         if args.check_only:

@@ -7,7 +7,9 @@
 // selected filter at the first size untiled and under each kernel-time budget instead
 // (budget_bench.hpp). A filter that compares each frame with the previous one
 // (blockmatch) runs on a moving pair of frames, and its output is checked: a wrong one
-// drops its numbers and the bench exits 1 (pair_timer.hpp). Markdown on stdout or
+// drops its numbers and the bench exits 1 (pair_timer.hpp). A pipeline case (the camera
+// ISP, RAW10 to NV12) times the whole pipeline, each stage within it, and a copy
+// skeleton of the bytes its stages move (bench_report.hpp). Markdown on stdout or
 // --markdown, JSON with --json. No daemon and no IPC: it links the GPU, memory and pipeline
 // components only, so it runs wherever an OpenCL driver does.
 #include <cstdio>
@@ -28,6 +30,7 @@
 #include "gpu/context.hpp"
 #include "pipeline/catalog.hpp"
 #include "pipeline/engine.hpp"
+#include "pipeline/stage_plan.hpp"
 #include "pipeline/stage_timing.hpp"
 #include "pipeline/tuner.hpp"
 
@@ -68,10 +71,22 @@ std::string pipelineName(size_t bench_case, const FrameSize& size)
     return fmt::format("bench-{}-{}x{}", bench_case, size.width, size.height);
 }
 
+// A one-stage case where --filters names its plugin; a pipeline case where it names every
+// plugin of the pipeline.
 bool selected(const Options& options, const BenchCase& bench_case)
 {
+    const auto named = [&](const std::string& plugin) {
+        return std::find(options.filters.begin(), options.filters.end(), plugin) != options.filters.end();
+    };
     return options.filters.empty() ||
-           std::find(options.filters.begin(), options.filters.end(), bench_case.plugin) != options.filters.end();
+           (named(bench_case.plugin) &&
+            std::all_of(bench_case.then.begin(), bench_case.then.end(),
+                        [&](const NextStage& stage) { return named(stage.plugin); }));
+}
+
+std::string inlineTable(const std::string& plugin, const std::string& parameters)
+{
+    return fmt::format("{{ plugin = \"{}\"{}{} }}", plugin, parameters.empty() ? "" : ", ", parameters);
 }
 
 std::vector<FrameSize> sizesOf(const Options& options, const std::vector<FrameSize>& sizes, const BenchCase& bench_case)
@@ -82,7 +97,7 @@ std::vector<FrameSize> sizesOf(const Options& options, const std::vector<FrameSi
     return all;
 }
 
-// A config holding one [[pipeline]] per selected case and size, each one stage.
+// A config holding one [[pipeline]] per selected case and size.
 std::string configText(const Options& options, const std::vector<FrameSize>& sizes)
 {
     std::string text = fmt::format("[daemon]\nplugin_dirs = {}\nkernel_dirs = {}\npipeline_dirs = []\n"
@@ -94,9 +109,11 @@ std::string configText(const Options& options, const std::vector<FrameSize>& siz
         if (!selected(options, cases[c]) || cases[c].plugin == "copy")
             continue;
         for (const FrameSize& size : sizesOf(options, sizes, cases[c])) {
-            const std::string parameters = cases[c].parameters(size);
-            text += fmt::format("[[pipeline]]\nname = \"{}\"\nstages = [ {{ plugin = \"{}\"{}{} }} ]\n",
-                                pipelineName(c, size), cases[c].plugin, parameters.empty() ? "" : ", ", parameters);
+            std::vector<std::string> stages{inlineTable(cases[c].plugin, cases[c].parameters(size))};
+            for (const NextStage& stage : cases[c].then)
+                stages.push_back(inlineTable(stage.plugin, stage.parameters));
+            text += fmt::format("[[pipeline]]\nname = \"{}\"\nstages = [ {} ]\n", pipelineName(c, size),
+                                fmt::join(stages, ", "));
         }
     }
     return text;
@@ -129,6 +146,47 @@ Result<double> copyBandwidth(const gpu::GpuContext& gpu, uint64_t bytes, int war
     return ns ? 2.0 * double(bytes) / double(ns) : 0.0;
 }
 
+// A pipeline case's copy skeleton (Measurement::skeleton_median_ns): per run, one
+// clEnqueueCopyBuffer per stage of half that stage's bytes, in order on one queue;
+// the medians of their profiled times summed, and of their span from the first's start
+// to the last's end.
+Result<std::pair<uint64_t, uint64_t>> copySkeleton(const gpu::GpuContext& gpu, const std::vector<uint64_t>& stage_bytes,
+                                                   int warmup, int runs)
+{
+    const uint64_t largest = (*std::max_element(stage_bytes.begin(), stage_bytes.end()) + 1) / 2;
+    cl_int err = CL_SUCCESS;
+    cl::Buffer from(gpu.context(), CL_MEM_READ_WRITE, largest, nullptr, &err);
+    cl::Buffer to(gpu.context(), CL_MEM_READ_WRITE, largest, nullptr, &err);
+    if (err != CL_SUCCESS)
+        return fail(gpu::clFailure("clCreateBuffer", err, fmt::format("{} bytes to copy", largest)));
+    const uint8_t zero = 0;
+    gpu.queue().enqueueFillBuffer(from, zero, 0, largest);
+    std::vector<uint64_t> sums, spans;
+    for (int i = 0; i < warmup + runs; ++i) {
+        std::vector<cl::Event> events(stage_bytes.size());
+        for (size_t s = 0; s < stage_bytes.size(); ++s)
+            if ((err = gpu.queue().enqueueCopyBuffer(from, to, 0, 0, (stage_bytes[s] + 1) / 2, nullptr, &events[s])) !=
+                CL_SUCCESS)
+                return fail(gpu::clFailure("clEnqueueCopyBuffer", err, "the copy skeleton"));
+        if ((err = events.back().wait()) != CL_SUCCESS)
+            return fail(gpu::clFailure("clWaitForEvents", err, "the copy skeleton"));
+        uint64_t sum = 0, first = UINT64_MAX, last = 0;
+        for (const cl::Event& event : events) {
+            cl_ulong start = 0, end = 0;
+            event.getProfilingInfo(CL_PROFILING_COMMAND_START, &start);
+            event.getProfilingInfo(CL_PROFILING_COMMAND_END, &end);
+            sum += end - start;
+            first = std::min<uint64_t>(first, start);
+            last = std::max<uint64_t>(last, end);
+        }
+        if (i >= warmup) {
+            sums.push_back(sum);
+            spans.push_back(last - first);
+        }
+    }
+    return std::pair{pipeline::median(sums), pipeline::median(spans)};
+}
+
 std::string choiceText(const pipeline::StageChoice& choice)
 {
     const std::string variant = choice.variant.empty() ? "" : choice.variant + ", ";
@@ -155,13 +213,13 @@ template <typename Timer> constexpr bool moving = std::is_same_v<Timer, PairTime
 
 template <typename Timer>
 Measurement measure(Timer& timer, const std::string& filter, const std::string& variant,
-                    const pipeline::StageChoice& choice, const Options& options)
+                    const std::vector<pipeline::StageChoice>& choices, const Options& options)
 {
     Measurement m;
     m.filter = filter;
     m.input = pipeline::describe(timer.input());
     m.variant = variant;
-    auto times = timer.time(choice, options.warmup, options.runs);
+    auto times = timer.time(choices, options.warmup, options.runs);
     if (!times) {
         m.error = times.error().message;
         return m;
@@ -172,6 +230,13 @@ Measurement measure(Timer& timer, const std::string& filter, const std::string& 
     m.wall_median_ns = pipeline::median(times->wall_ns);
     m.image_copy_median_ns = pipeline::median(times->copy_ns);
     m.frame_bytes = timer.frameBytes();
+    if constexpr (!moving<Timer>) {
+        if (times->stage_ns.size() > 1) {
+            for (size_t stage = 0; stage < times->stage_ns.size(); ++stage)
+                m.stages.push_back({timer.stageNames()[stage], pipeline::median(times->stage_ns[stage])});
+            m.span_median_ns = pipeline::median(times->span_ns);
+        }
+    }
     // A fast wrong frame is not a result: its numbers are dropped, and the bench fails.
     if constexpr (moving<Timer>) {
         if (auto checked = timer.checkOutput(); !checked) {
@@ -214,6 +279,10 @@ void dumpFrames(const Timer& timer, const std::string& slug, const Options& opti
     if constexpr (moving<Timer>) {
         m.previous_file = (dir / (slug + ".prev")).string();
         writeFile(m.previous_file, timer.previousBytes());
+    } else if (const auto& statistics = timer.statistics()) {
+        m.statistics_file = (dir / (slug + ".stats")).string();
+        const auto* bytes = reinterpret_cast<const uint8_t*>(statistics.get());
+        writeFile(m.statistics_file, std::vector<uint8_t>(bytes, bytes + sizeof(framecl_statistics)));
     }
 }
 
@@ -249,7 +318,7 @@ void benchStage(const gpu::GpuContext& gpu, const pipeline::PipelineDefinition& 
     }
     uint64_t baseline_ns = 0;
     for (const std::string& variant : variants) {
-        Measurement m = measure(*timer, filter, variant.empty() ? "(one)" : variant, {variant, {0, 0}}, options);
+        Measurement m = measure(*timer, filter, variant.empty() ? "(one)" : variant, {{variant, {0, 0}}}, options);
         if (baseline_ns == 0 && m.error.empty())
             baseline_ns = m.median_ns;
         if (m.median_ns && variants.size() > 1)
@@ -270,12 +339,62 @@ void benchStage(const gpu::GpuContext& gpu, const pipeline::PipelineDefinition& 
     pipeline::Tuner tuner(gpu, tuning_dir,
                           std::chrono::milliseconds(int64_t(options.tuning_budget_s * 1000)));
     const auto choices = tuner.choose(definition, input);
-    Measurement m = measure(*timer, filter, "tuned: " + choiceText(choices[0]), choices[0], options);
+    Measurement m = measure(*timer, filter, "tuned: " + choiceText(choices[0]), {choices[0]}, options);
     if (m.median_ns && baseline_ns)
         m.speedup = double(baseline_ns) / double(m.median_ns);
     dumpFrames(*timer, slug, options, m);
     fmt::print(stderr, "{} {} {}: {}\n", filter, m.input, m.variant,
                m.error.empty() ? fmt::format("{:.3f} ms", double(m.median_ns) / 1e6) : m.error);
+    report.measurements.push_back(std::move(m));
+}
+
+// A pipeline case: the whole pipeline with every stage's default variant, then with
+// --tune the tuner's choice for each stage; each stage's time within the frame, and the
+// copy skeleton of the stages' bytes.
+void benchPipeline(const gpu::GpuContext& gpu, const std::shared_ptr<const pipeline::PipelineDefinition>& definition,
+                   const pipeline::FrameShape& input, const BenchCase& bench_case, const std::string& slug,
+                   const Options& options, Report& report)
+{
+    const std::string& filter = bench_case.name;
+    auto plans = pipeline::negotiateFormats(*definition, input, {}, 0);
+    auto timer = pipeline::StageTimer::open(gpu, definition, input);
+    if (!plans || !timer) {
+        report.measurements.push_back(notRun(filter, input, (!plans ? plans.error() : timer.error()).message));
+        return;
+    }
+    std::vector<uint64_t> stage_bytes;
+    for (const pipeline::StagePlan& plan : *plans) {
+        framecl_frame_layout layout{};
+        stage_bytes.push_back(framecl_packed_layout(plan.in.fourcc, plan.in.width, plan.in.height, &layout) +
+                              framecl_packed_layout(plan.out.fourcc, plan.out.width, plan.out.height, &layout));
+    }
+    auto skeleton = copySkeleton(gpu, stage_bytes, options.warmup, options.runs);
+    const auto run = [&](const std::string& variant, const std::vector<pipeline::StageChoice>& choices) {
+        Measurement m = measure(*timer, filter, variant, choices, options);
+        if (!m.error.empty() || !skeleton) {
+            m.error = m.error.empty() ? skeleton.error().message : m.error;
+        } else {
+            for (size_t stage = 0; stage < m.stages.size() && stage < stage_bytes.size(); ++stage)
+                m.stages[stage].bytes = stage_bytes[stage];
+            std::tie(m.skeleton_median_ns, m.skeleton_span_median_ns) = *skeleton;
+        }
+        fmt::print(stderr, "{} {} {}: {}\n", filter, m.input, m.variant,
+                   m.error.empty() ? fmt::format("{:.3f} ms", double(m.median_ns) / 1e6) : m.error);
+        return m;
+    };
+    Measurement m = run("defaults", {});
+    if (options.tune) {
+        report.measurements.push_back(std::move(m));
+        const std::filesystem::path tuning_dir = std::filesystem::path(options.cache_dir) / "bench-tuning";
+        std::filesystem::remove_all(tuning_dir);
+        pipeline::Tuner tuner(gpu, tuning_dir, std::chrono::milliseconds(int64_t(options.tuning_budget_s * 1000)));
+        const auto choices = tuner.choose(*definition, input);
+        std::vector<std::string> texts;
+        for (const auto& choice : choices)
+            texts.push_back(choiceText(choice));
+        m = run(fmt::format("tuned: {}", fmt::join(texts, "; ")), choices);
+    }
+    dumpFrames(*timer, slug, options, m);
     report.measurements.push_back(std::move(m));
 }
 
@@ -379,7 +498,9 @@ int run(const Options& options, const std::string& command)
                     notRun(cases[c].name, input, fmt::format("plugin '{}' not loaded", cases[c].plugin)));
                 continue;
             }
-            if (cases[c].motion)
+            if (!cases[c].then.empty())
+                benchPipeline(gpu, definition, input, cases[c], pipelineName(c, size), options, report);
+            else if (cases[c].motion)
                 benchStage<PairTimer>(gpu, *definition, input, cases[c], pipelineName(c, size), options, report);
             else
                 benchStage<pipeline::StageTimer>(gpu, *definition, input, cases[c], pipelineName(c, size), options,

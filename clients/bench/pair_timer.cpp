@@ -61,11 +61,12 @@ Result<PairTimer> PairTimer::open(const gpu::GpuContext& gpu, std::shared_ptr<co
     return timer;
 }
 
-Result<pipeline::StageTimes> PairTimer::time(const pipeline::StageChoice& choice, int warmup, int runs)
+Result<pipeline::StageTimes> PairTimer::time(const std::vector<pipeline::StageChoice>& choices, int warmup,
+                                             int runs)
 {
     pipeline::SessionOptions options;
     options.recording = gpu::RecordingMode::Off;
-    options.stage_choices = {choice};
+    options.stage_choices = choices;
     auto session = pipeline::Session::open(*gpu_, stage_, input_, options);
     if (!session)
         return tl::unexpected(session.error());

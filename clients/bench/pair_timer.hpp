@@ -22,7 +22,7 @@ public:
     // As StageTimer::time, on frames A, B, A, B, ...: the first, A, has no previous frame
     // and is not timed; then `warmup` frames and `runs` timed ones; then one more B,
     // untimed, where the last was A, so that the output is always B's against A.
-    Result<pipeline::StageTimes> time(const pipeline::StageChoice& choice, int warmup, int runs);
+    Result<pipeline::StageTimes> time(const std::vector<pipeline::StageChoice>& choices, int warmup, int runs);
 
     // Fails, saying how, where the last output does not give the motion at cost 0 for a
     // block whose pixels B took from inside A: random content matches nowhere else there.

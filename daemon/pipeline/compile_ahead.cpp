@@ -33,7 +33,7 @@ Result<void> compileCandidates(const gpu::GpuContext& gpu, const PipelineDefinit
     size_t done = 0;
     for (const StageChoice& candidate :
          Tuner::candidates(pipeline.stages[stage], input, gpu.capabilities().max_work_group_size)) {
-        (void)timer->time(candidate, 0, 0); // one that fails is skipped, as the tuner skips it
+        (void)timer->time({candidate}, 0, 0); // one that fails is skipped, as the tuner skips it
         compiled(++done);
     }
     return {};

@@ -63,11 +63,12 @@ Result<StageTimer> StageTimer::open(const gpu::GpuContext& gpu, std::shared_ptr<
     return timer;
 }
 
-Result<StageTimes> StageTimer::time(const StageChoice& choice, int warmup, int runs, const StopEarly& stop)
+Result<StageTimes> StageTimer::time(const std::vector<StageChoice>& choices, int warmup, int runs,
+                                    const StopEarly& stop)
 {
     SessionOptions options;
     options.recording = gpu::RecordingMode::Off;
-    options.stage_choices = {choice};
+    options.stage_choices = choices;
     options.kernel_budget_ns = kernel_budget_ns_;
     options.cancelled = stop.cancelled;
     options.turns = turns_;
@@ -76,6 +77,7 @@ Result<StageTimes> StageTimer::time(const StageChoice& choice, int warmup, int r
         return tl::unexpected(session.error());
     const FrameShape& output = (*session)->output();
     output_ = output;
+    stage_names_ = (*session)->stageNames();
     if (!output_buffer_()) {
         output_bytes_ = framecl_packed_layout(output.fourcc, output.width, output.height, &output_layout_);
         auto buffer = frameBuffer(*gpu_, output_bytes_, false);
@@ -87,6 +89,7 @@ Result<StageTimes> StageTimer::time(const StageChoice& choice, int warmup, int r
         return tl::unexpected(fits.error());
 
     StageTimes times;
+    times.stage_ns.resize(stage_names_.size());
     int over_beat = 0;
     for (int i = 0; i < warmup + runs; ++i) {
         if (isCancelled(stop.cancelled))
@@ -111,9 +114,21 @@ Result<StageTimes> StageTimer::time(const StageChoice& choice, int warmup, int r
         if (i < warmup)
             continue;
         uint64_t total = 0;
-        for (const auto& stage : (*session)->stageTimes(*frame))
-            total += stage.second;
+        const auto stages = (*session)->stageTimes(*frame);
+        for (size_t s = 0; s < stages.size(); ++s) {
+            total += stages[s].second;
+            if (s < times.stage_ns.size())
+                times.stage_ns[s].push_back(stages[s].second);
+        }
         times.gpu_ns.push_back(total);
+        const auto slices = (*session)->dispatchSlices(*frame);
+        uint64_t first = UINT64_MAX, last = 0;
+        for (const auto& slice : slices) {
+            first = std::min(first, slice.start_ns);
+            last = std::max(last, slice.end_ns);
+        }
+        times.span_ns.push_back(slices.empty() ? 0 : last - first);
+        statistics_ = frame->statistics;
         times.copy_ns.push_back((*session)->inputCopyNs(*frame));
         times.wall_ns.push_back(uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(ended - started).count()));
         if (stop.hopeless_ns > 0 && total > stop.hopeless_ns)

@@ -1,7 +1,8 @@
 #pragma once
-// The GPU time of one pipeline stage alone, as the tuner and framecl-bench measure it:
-// one-stage sessions on device buffers of random content, each frame's time from the
-// profiling events of its dispatches (recording off, so that every dispatch has one).
+// The GPU time of one pipeline stage alone, as the tuner and framecl-bench measure it,
+// or of a whole pipeline (framecl-bench's pipeline cases): sessions on device buffers of
+// random content, each frame's time from the profiling events of its dispatches
+// (recording off, so that every dispatch has one).
 
 #include <atomic>
 #include <cstdint>
@@ -29,6 +30,11 @@ struct StageTimes {
     // spends gpu_ns - copy_ns.
     std::vector<uint64_t> copy_ns;
     size_t parts = 0; // the parts of each frame, each waited for before the next
+    // Per stage, in order, its dispatches' time in each run (gpu_ns is their sum).
+    std::vector<std::vector<uint64_t>> stage_ns;
+    // From the first dispatch's start to the last one's end, in each run: gpu_ns and the
+    // device's gaps between the dispatches.
+    std::vector<uint64_t> span_ns;
 };
 
 // When StageTimer::time() stops before its last frame.
@@ -42,8 +48,8 @@ struct StopEarly {
     const std::atomic<bool>* cancelled = nullptr;
 };
 
-// A one-stage pipeline and the frames it runs on, made once so that every candidate
-// (variant, work-group size) is timed on the same bytes.
+// A pipeline (one stage, for the tuner) and the frames it runs on, made once so that
+// every candidate (variant, work-group size) is timed on the same bytes.
 class StageTimer {
 public:
     // With `kernel_budget_ns` (gpu.kernel_budget_ms; 0: none) each session is cut into
@@ -55,10 +61,11 @@ public:
                                    const FrameShape& input, uint64_t kernel_budget_ns = 0,
                                    GpuTurns* turns = nullptr);
 
-    // Opens a session with `choice`, runs `warmup` frames, then `runs` frames one at a
-    // time, each waited for, and returns their times, fewer where `stop` says (the
-    // tuner's candidate that cannot win; cancelled, between two parts).
-    Result<StageTimes> time(const StageChoice& choice, int warmup, int runs, const StopEarly& stop = {});
+    // Opens a session with `choices` (none, or one per stage), runs `warmup` frames, then
+    // `runs` frames one at a time, each waited for, and returns their times, fewer where
+    // `stop` says (the tuner's candidate that cannot win; cancelled, between two parts).
+    Result<StageTimes> time(const std::vector<StageChoice>& choices, int warmup, int runs,
+                            const StopEarly& stop = {});
 
     // The input frame and the output of the last frame time() ran, tightly packed, read
     // back from the device (for a check of the output against another implementation).
@@ -68,6 +75,10 @@ public:
     const FrameShape& input() const { return input_; }
     // The output's shape (known once a time() succeeded).
     const FrameShape& output() const { return output_; }
+    // The stages' names, and the statistics of the last frame time() ran where a stage
+    // makes them (null otherwise).
+    const std::vector<std::string>& stageNames() const { return stage_names_; }
+    const std::shared_ptr<framecl_statistics>& statistics() const { return statistics_; }
     // Bytes of the input and output frames, tightly packed: what one frame reads and
     // writes at the least (known once a time() succeeded).
     uint64_t frameBytes() const { return input_bytes_ + output_bytes_; }
@@ -87,6 +98,8 @@ private:
     uint64_t output_bytes_ = 0;
     cl::Buffer input_buffer_;
     cl::Buffer output_buffer_; // made for the output size of the first session
+    std::vector<std::string> stage_names_;
+    std::shared_ptr<framecl_statistics> statistics_;
 };
 
 // The median of `values` (the lower middle one for an even count); 0 when empty.

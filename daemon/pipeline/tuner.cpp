@@ -216,7 +216,7 @@ TunedStage Tuner::tune(const PipelineDefinition& pipeline, size_t stage, const F
             report(timed, tried.size());
             last_report = Clock::now();
         }
-        auto times = timer->time(candidate, warmup_frames, timed_frames,
+        auto times = timer->time({candidate}, warmup_frames, timed_frames,
                                  {.hopeless_ns = hopeless * best.gpu_ns, .beat_ns = best.gpu_ns, .cancelled = cancelled});
         if (isCancelled(cancelled))
             return {};
