@@ -97,15 +97,18 @@ BAYER_LEVELS(mipi12, bayer_pair_mipi12(row, j))
 
 // bayer_levels_statistics_<packing>: bayer_levels_<packing> and the frame's statistics
 // (docs/filters.md, "Statistics"; framecl/statistics.h) from the same reads, one work
-// item per 2x2 block. `colours` holds the colour (0 R,
+// item per column of BAYER_STATISTICS_ROWS 2x2 blocks. `colours` holds the colour (0 R,
 // 1 G, 2 B) of block positions (0, 0), (1, 0), (0, 1) and (1, 1) in bits 0-1, 2-3, 4-5
 // and 6-7; the parameter block's word 5 is the saturation code. A work group adds into
 // its own copy in local memory, then adds the words it touched to the frame's, so the
-// frame's buffer takes one atomic per word and group rather than per sample.
+// frame's buffer takes one atomic per word and group rather than per sample; the more
+// blocks a group covers, the fewer of those (a frame of noise touches most of the
+// histogram's 256 bins in every group). The plugin's plan has the same rows per item.
 #define BAYER_ZONES_X 16u
 #define BAYER_ZONES_Y 12u
 #define BAYER_ZONE_WORDS (BAYER_ZONES_X * BAYER_ZONES_Y * 3u)
 #define BAYER_STATISTICS_WORDS (2u * BAYER_ZONE_WORDS + 256u)
+#define BAYER_STATISTICS_ROWS 4u
 
 #define BAYER_STATISTICS(packing, read)                                                                        \
     __kernel void bayer_levels_statistics_##packing(                                                           \
@@ -120,15 +123,18 @@ BAYER_LEVELS(mipi12, bayer_pair_mipi12(row, j))
             partial[w] = 0;                                                                                     \
         barrier(CLK_LOCAL_MEM_FENCE);                                                                           \
         const uint j = get_global_id(0);                                                                        \
-        const uint k = get_global_id(1);                                                                        \
-        if (j < width / 2 && k < height / 2) {                                                                  \
+        const uint black = params[0];                                                                           \
+        const uint saturation = params[5];                                                                      \
+        const uint weights[3] = {77u, 75u, 29u};                                                                \
+        for (uint r = 0; r < BAYER_STATISTICS_ROWS; ++r) {                                                      \
+            const uint k = get_global_id(1) * BAYER_STATISTICS_ROWS + r;                                        \
+            if (j >= width / 2 || k >= height / 2)                                                              \
+                break;                                                                                          \
             __global const uchar* row = src + src_offset + 2 * k * src_stride;                                  \
             const uint2 top = read;                                                                             \
             row += src_stride;                                                                                  \
             const uint2 bottom = read;                                                                          \
             const uint samples[4] = {top.x, top.y, bottom.x, bottom.y};                                         \
-            const uint black = params[0];                                                                       \
-            const uint saturation = params[5];                                                                  \
             __global uchar* out = dst + dst_offset + 2 * k * dst_stride;                                        \
             bayer_store(out, j,                                                                                 \
                         (uint2)(bayer_level(top.x, black, max_code, params[1]),                                 \
@@ -138,8 +144,7 @@ BAYER_LEVELS(mipi12, bayer_pair_mipi12(row, j))
                         (uint2)(bayer_level(bottom.x, black, max_code, params[3]),                              \
                                 bayer_level(bottom.y, black, max_code, params[4])),                             \
                         max_code);                                                                              \
-            const uint zone = k * BAYER_ZONES_Y / (height / 2) * BAYER_ZONES_X + j * BAYER_ZONES_X / (width / 2); \
-            const uint weights[3] = {77u, 75u, 29u};                                                            \
+            const uint zone = k * BAYER_ZONES_Y / (height / 2) * BAYER_ZONES_X + j * BAYER_ZONES_X / (width / 2);\
             uint luma = 0;                                                                                      \
             for (uint p = 0; p < 4; ++p) {                                                                      \
                 const uint c = colours >> (2 * p) & 3u;                                                         \

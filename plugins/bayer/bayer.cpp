@@ -138,10 +138,13 @@ const char* kernelOf(BayerPacking packing, bool statistics)
 // bayer_levels_<packing>(src plane, dst plane, width, height, max_code, params): one work
 // item per two samples side by side, which have the colours of one row of the 2x2 block.
 // With statistics, bayer_levels_statistics_<packing>(src plane, dst plane, width, height,
-// max_code, colours, params, statistics) instead: one work item per 2x2 block, which
-// reads each sample once for both. The parameter block holds six uints: the black
+// max_code, colours, params, statistics) instead: one work item per column of
+// statistics_rows 2x2 blocks (kernels/bayer.cl, BAYER_STATISTICS_ROWS), which reads each
+// sample once for both. The parameter block holds six uints: the black
 // level, the factors of block positions (0, 0), (1, 0), (0, 1) and (1, 1), (x, y), and
 // the saturation code.
+constexpr uint32_t statistics_rows = 4;
+
 int plan(const framecl_format* in, const framecl_param_value* values, const framecl_plan_request*,
          framecl_plan* plan, char* error, size_t error_size)
 {
@@ -156,7 +159,7 @@ int plan(const framecl_format* in, const framecl_param_value* values, const fram
     dispatch.kernel_file = 0;
     dispatch.dims = 2;
     dispatch.global[0] = in->width / 2;
-    dispatch.global[1] = statistics ? in->height / 2 : in->height;
+    dispatch.global[1] = statistics ? (in->height / 2 + statistics_rows - 1) / statistics_rows : in->height;
     dispatch.tileable_axes = FRAMECL_AXIS_X | FRAMECL_AXIS_Y;
     uint32_t& count = dispatch.arg_count;
     dispatch.args[count++] = planeArg(FRAMECL_ARG_INPUT_PLANE, 0);

@@ -2,8 +2,10 @@
 // against tests/support/reference_bayer.hpp: every Bayer format framecl holds, packed or
 // not, unpacked exactly as written (the packers' round trip) and with a black level and
 // white-balance gains applied exactly; and what it refuses.
+#include <array>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <doctest/doctest.h>
@@ -144,12 +146,19 @@ TEST_CASE("the frame's statistics equal the reference exactly, in every order an
 {
     for (const Format& format : formats) {
         CAPTURE(format.name);
-        // Frames smaller and larger than the zone grid, with zones of unequal sizes.
-        for (const auto& [width, height] : {std::pair{36u, 10u}, std::pair{212u, 98u}}) {
+        // Frames smaller and larger than the zone grid, with zones of unequal sizes; work
+        // groups of the driver's size and of 4x2 blocks, which at 212x98 mostly lie in one
+        // zone (the kernel's path for those) and else straddle two.
+        for (const auto& [width, height, local] :
+             {std::tuple{36u, 10u, std::array<size_t, 2>{0, 0}}, std::tuple{212u, 98u, std::array<size_t, 2>{0, 0}},
+              std::tuple{36u, 10u, std::array<size_t, 2>{4, 2}}, std::tuple{212u, 98u, std::array<size_t, 2>{4, 2}}}) {
             CAPTURE(width);
+            CAPTURE(local[0]);
             const BayerSamples samples = randomSamples(format, width, height, width + format.bits);
             LaidOutBuffer in = packedInput(format, samples, 3);
-            auto session = device().open("statistics", {fourccOf(format.name), width, height});
+            pipeline::SessionOptions options;
+            options.stage_choices = {{"", local}};
+            auto session = device().open("statistics", {fourccOf(format.name), width, height}, options);
             LaidOutBuffer out(*device().gpu, paddedLayout(session->output(), 2), 0);
             const pipeline::EnqueuedFrame frame = device().run(*session, in, out);
             REQUIRE(frame.statistics);
