@@ -5,8 +5,8 @@
 // of 2^-12: the matrix row by row (output R, G, B), then the offsets. Each output channel
 // is clamp((sum of weight x input + offset + 2^11) >> 12, 0, 65535), the shift arithmetic
 // (halves toward +infinity), summed in 64 bits: a weight up to 8 x 2^12 times 65535,
-// three times, is past 32. Alpha is copied. A pixel's 8 bytes are loaded and stored as
-// bytes, so any offset and stride will do.
+// three times, is past 32. Alpha is copied. A pixel is one 8-byte load and store where
+// the offsets and strides are multiples of 8, else byte by byte: any will do.
 
 __kernel void ccm(__global const uchar* restrict src, uint src_offset, uint src_stride, __global uchar* restrict dst,
                   uint dst_offset, uint dst_stride, uint width, uint height, __global const int* restrict params)
@@ -15,7 +15,8 @@ __kernel void ccm(__global const uchar* restrict src, uint src_offset, uint src_
     const uint y = get_global_id(1);
     if (x >= width || y >= height)
         return;
-    const ushort4 in = as_ushort4(vload8(0, src + src_offset + y * src_stride + 8 * x));
+    __global const uchar* at = src + src_offset + y * src_stride + 8 * x;
+    const ushort4 in = ((src_offset | src_stride) & 7u) == 0 ? *(__global const ushort4*)at : as_ushort4(vload8(0, at));
     const long3 rgb = convert_long3(in.xyz);
     ushort out[3];
     for (int c = 0; c < 3; ++c) {
@@ -23,5 +24,10 @@ __kernel void ccm(__global const uchar* restrict src, uint src_offset, uint src_
                          params[9 + c] + 2048;
         out[c] = (ushort)clamp(sum >> 12, 0L, 65535L);
     }
-    vstore8(as_uchar8((ushort4)(out[0], out[1], out[2], in.w)), 0, dst + dst_offset + y * dst_stride + 8 * x);
+    const ushort4 pixel = (ushort4)(out[0], out[1], out[2], in.w);
+    __global uchar* to = dst + dst_offset + y * dst_stride + 8 * x;
+    if (((dst_offset | dst_stride) & 7u) == 0)
+        *(__global ushort4*)to = pixel;
+    else
+        vstore8(as_uchar8(pixel), 0, to);
 }

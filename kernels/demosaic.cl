@@ -16,27 +16,21 @@
 //                                (ICASSP 2004), 5x5, weights in sixteenths:
 //                                (sum + 8) >> 4, clamped to [0, max_code].
 
-static inline int demosaic_sample_bytes(__global const uchar* plane, uint stride, int x, int y, uint max_code)
-{
-    return plane[y * stride + x];
-}
-
-static inline int demosaic_sample_words(__global const uchar* plane, uint stride, int x, int y, uint max_code)
-{
-    const uchar2 b = vload2(0, plane + y * stride + 2 * x);
-    return (int)(((uint)b.x | (uint)b.y << 8) & max_code);
-}
-
 static inline ushort demosaic_widen(int c, uint bits)
 {
     return (ushort)((uint)c << (16u - bits) | (uint)c >> (2u * bits - 16u));
 }
 
-static inline void demosaic_store(__global uchar* row, int x, int3 rgb, uint bits)
+// One 8-byte store where the output's offset and stride are multiples of 8, else byte
+// by byte.
+static inline void demosaic_store(__global uchar* row, int x, int3 rgb, uint bits, bool aligned)
 {
     const ushort4 p = (ushort4)(demosaic_widen(rgb.x, bits), demosaic_widen(rgb.y, bits), demosaic_widen(rgb.z, bits),
                                 (ushort)65535);
-    vstore8(as_uchar8(p), 0, row + 8 * x);
+    if (aligned)
+        *(__global ushort4*)(row + 8 * x) = p;
+    else
+        vstore8(as_uchar8(p), 0, row + 8 * x);
 }
 
 // The three channels at site (x, y) from its neighbourhood S(dx, dy). A site is R
@@ -75,8 +69,81 @@ static inline void demosaic_store(__global uchar* row, int x, int3 rgb, uint bit
         out = clamp((sums + 8) >> 4, 0, (int)(max_code));                                                        \
     } while (0)
 
+// Six samples of a row from column x0 (even) on, with vector loads: words with one
+// 12-byte load where `aligned` says the input's offset and stride are multiples of 4, else
+// byte by byte, which any offset and stride will do.
+static inline void demosaic_row_bytes(__global const uchar* row, int x0, uint max_code, bool aligned, int* out)
+{
+    const uchar4 a = vload4(0, row + x0);
+    const uchar2 b = vload2(0, row + x0 + 4);
+    out[0] = a.s0, out[1] = a.s1, out[2] = a.s2, out[3] = a.s3, out[4] = b.s0, out[5] = b.s1;
+}
+
+static inline void demosaic_row_words(__global const uchar* row, int x0, uint max_code, bool aligned, int* out)
+{
+    if (aligned) {
+        const uint3 w = vload3(0, (__global const uint*)(row + 2 * x0));
+        out[0] = (int)(w.x & max_code), out[1] = (int)(w.x >> 16 & max_code);
+        out[2] = (int)(w.y & max_code), out[3] = (int)(w.y >> 16 & max_code);
+        out[4] = (int)(w.z & max_code), out[5] = (int)(w.z >> 16 & max_code);
+        return;
+    }
+    const uchar8 a = vload8(0, row + 2 * x0);
+    const uchar4 b = vload4(0, row + 2 * x0 + 8);
+    out[0] = (int)(((uint)a.s0 | (uint)a.s1 << 8) & max_code);
+    out[1] = (int)(((uint)a.s2 | (uint)a.s3 << 8) & max_code);
+    out[2] = (int)(((uint)a.s4 | (uint)a.s5 << 8) & max_code);
+    out[3] = (int)(((uint)a.s6 | (uint)a.s7 << 8) & max_code);
+    out[4] = (int)(((uint)b.s0 | (uint)b.s1 << 8) & max_code);
+    out[5] = (int)(((uint)b.s2 | (uint)b.s3 << 8) & max_code);
+}
+
+// The six samples of row y at the reflected columns xs.
+static inline void demosaic_reflected_bytes(__global const uchar* row, const int* xs, uint max_code, int* out)
+{
+    out[0] = row[xs[0]], out[1] = row[xs[1]], out[2] = row[xs[2]];
+    out[3] = row[xs[3]], out[4] = row[xs[4]], out[5] = row[xs[5]];
+}
+
+static inline int demosaic_word(__global const uchar* row, int x, uint max_code)
+{
+    const uchar2 b = vload2(0, row + 2 * x);
+    return (int)(((uint)b.x | (uint)b.y << 8) & max_code);
+}
+
+static inline void demosaic_reflected_words(__global const uchar* row, const int* xs, uint max_code, int* out)
+{
+    out[0] = demosaic_word(row, xs[0], max_code), out[1] = demosaic_word(row, xs[1], max_code);
+    out[2] = demosaic_word(row, xs[2], max_code), out[3] = demosaic_word(row, xs[3], max_code);
+    out[4] = demosaic_word(row, xs[4], max_code), out[5] = demosaic_word(row, xs[5], max_code);
+}
+
+#define DEMOSAIC_REFLECT(i, size) framecl_border_index(i, (int)(size), FRAMECL_BORDER_REFLECT101)
+#define DEMOSAIC_ROW_INSIDE(r, packing)                                                                            \
+    demosaic_row_##packing(plane + (y0 + r) * src_stride, x0, max_code, aligned, window[r]);
+#define DEMOSAIC_ROW_REFLECTED(r, packing)                                                                         \
+    demosaic_reflected_##packing(plane + DEMOSAIC_REFLECT(y0 + r, height) * src_stride, xs, max_code, window[r]);
+#define DEMOSAIC_ROWS(ROW, packing)                                                                                \
+    ROW(0, packing) ROW(1, packing) ROW(2, packing) ROW(3, packing) ROW(4, packing) ROW(5, packing)
+
+// One pixel of the block: (PX, PY) within it. px and py are constants, so that every
+// S_WINDOW is a fixed element of the window, which stays in registers.
+#define DEMOSAIC_PIXEL(PX, PY, BODY)                                                                               \
+    {                                                                                                              \
+        const int px = PX, py = PY;                                                                                \
+        const bool is_red = px == (int)red_x && py == (int)red_y;                                                  \
+        const bool is_blue = px != (int)red_x && py != (int)red_y;                                                 \
+        const bool red_row = py == (int)red_y;                                                                     \
+        int3 rgb;                                                                                                  \
+        BODY;                                                                                                      \
+        demosaic_store(dst + dst_offset + (2 * by + py) * dst_stride, 2 * bx + px, rgb, bits, aligned_out);        \
+    }
+
 // src plane, dst plane, width, height, red_x, red_y (R's place in the 2x2 block), max_code
-// (the largest code; a word's bits above it are ignored), bits.
+// (the largest code; a word's bits above it are ignored), bits. The 6x6 samples around
+// the block, rows 2 by - 2 to 2 by + 3 and columns 2 bx - 2 to 2 bx + 3, are read once
+// for its four pixels (a 5x5 window each): each row with vector loads where the window
+// lies inside the plane, else sample by sample, reflected.
 #define DEMOSAIC_KERNEL(method, packing, BODY)                                                                    \
     __kernel void demosaic_##method##_##packing(__global const uchar* restrict src, uint src_offset,             \
                                                 uint src_stride, __global uchar* restrict dst, uint dst_offset,  \
@@ -88,36 +155,28 @@ static inline void demosaic_store(__global uchar* row, int x, int3 rgb, uint bit
         if (bx >= (int)width / 2 || by >= (int)height / 2)                                                       \
             return;                                                                                              \
         __global const uchar* plane = src + src_offset;                                                          \
-        for (int py = 0; py < 2; ++py)                                                                           \
-            for (int px = 0; px < 2; ++px) {                                                                     \
-                const int x = 2 * bx + px;                                                                       \
-                const int y = 2 * by + py;                                                                       \
-                const bool is_red = px == (int)red_x && py == (int)red_y;                                        \
-                const bool is_blue = px != (int)red_x && py != (int)red_y;                                       \
-                const bool red_row = py == (int)red_y;                                                           \
-                int3 rgb;                                                                                        \
-                BODY;                                                                                            \
-                demosaic_store(dst + dst_offset + y * dst_stride, x, rgb, bits);                                 \
-            }                                                                                                    \
+        const int x0 = 2 * bx - 2, y0 = 2 * by - 2;                                                              \
+        int window[6][6];                                                                                        \
+        if (x0 >= 0 && y0 >= 0 && x0 + 6 <= (int)width && y0 + 6 <= (int)height) {                              \
+            const bool aligned = ((src_offset | src_stride) & 3u) == 0;                                          \
+            DEMOSAIC_ROWS(DEMOSAIC_ROW_INSIDE, packing)                                                          \
+        } else {                                                                                                 \
+            const int xs[6] = {DEMOSAIC_REFLECT(x0, width),     DEMOSAIC_REFLECT(x0 + 1, width),                 \
+                               DEMOSAIC_REFLECT(x0 + 2, width), DEMOSAIC_REFLECT(x0 + 3, width),                 \
+                               DEMOSAIC_REFLECT(x0 + 4, width), DEMOSAIC_REFLECT(x0 + 5, width)};                \
+            DEMOSAIC_ROWS(DEMOSAIC_ROW_REFLECTED, packing)                                                       \
+        }                                                                                                        \
+        const bool aligned_out = ((dst_offset | dst_stride) & 7u) == 0;                                          \
+        DEMOSAIC_PIXEL(0, 0, BODY)                                                                               \
+        DEMOSAIC_PIXEL(1, 0, BODY)                                                                               \
+        DEMOSAIC_PIXEL(0, 1, BODY)                                                                               \
+        DEMOSAIC_PIXEL(1, 1, BODY)                                                                               \
     }
 
-// Sample (x, y) of the plane, reflected into it.
-#define DEMOSAIC_REFLECTED(packing)                                                                             \
-    static inline int demosaic_reflected_##packing(__global const uchar* plane, uint stride, int x, int y,     \
-                                                   uint width, uint height, uint max_code)                    \
-    {                                                                                                          \
-        return demosaic_sample_##packing(plane, stride,                                                        \
-                                         framecl_border_index(x, (int)width, FRAMECL_BORDER_REFLECT101),      \
-                                         framecl_border_index(y, (int)height, FRAMECL_BORDER_REFLECT101),     \
-                                         max_code);                                                            \
-    }
-DEMOSAIC_REFLECTED(bytes)
-DEMOSAIC_REFLECTED(words)
+// Sample (dx, dy) from the pixel (px, py) of the block, in its window.
+#define S_WINDOW(dx, dy) window[2 + py + (dy)][2 + px + (dx)]
 
-#define S_BYTES(dx, dy) demosaic_reflected_bytes(plane, src_stride, x + (dx), y + (dy), width, height, max_code)
-#define S_WORDS(dx, dy) demosaic_reflected_words(plane, src_stride, x + (dx), y + (dy), width, height, max_code)
-
-DEMOSAIC_KERNEL(bilinear, bytes, DEMOSAIC_BILINEAR(S_BYTES, is_red, is_blue, red_row, rgb))
-DEMOSAIC_KERNEL(bilinear, words, DEMOSAIC_BILINEAR(S_WORDS, is_red, is_blue, red_row, rgb))
-DEMOSAIC_KERNEL(mhc, bytes, DEMOSAIC_MHC(S_BYTES, is_red, is_blue, red_row, max_code, rgb))
-DEMOSAIC_KERNEL(mhc, words, DEMOSAIC_MHC(S_WORDS, is_red, is_blue, red_row, max_code, rgb))
+DEMOSAIC_KERNEL(bilinear, bytes, DEMOSAIC_BILINEAR(S_WINDOW, is_red, is_blue, red_row, rgb))
+DEMOSAIC_KERNEL(bilinear, words, DEMOSAIC_BILINEAR(S_WINDOW, is_red, is_blue, red_row, rgb))
+DEMOSAIC_KERNEL(mhc, bytes, DEMOSAIC_MHC(S_WINDOW, is_red, is_blue, red_row, max_code, rgb))
+DEMOSAIC_KERNEL(mhc, words, DEMOSAIC_MHC(S_WINDOW, is_red, is_blue, red_row, max_code, rgb))

@@ -6,9 +6,11 @@
 // around it, in integers:
 //   t = v (n - 1), i = t / 65535, f = t % 65535,
 //   w = (L[i] (65535 - f) + L[min(i + 1, n - 1)] f + 32767) / 65535,
-// then brought to 8 bits, (w 255 + 32767) / 65535: both rounded half up. The products
-// pass 32 bits, so the sum is in 64. Alpha is taken to 8 bits the same way, without the
-// curve. A pixel's bytes are loaded and stored as bytes, so any offset and stride will do.
+// then brought to 8 bits, (w 255 + 32767) / 65535: both rounded half up. The sum stays
+// in 32 bits: at most 65535 (65535 - f) + 65535 f + 32767 < 2^32, so neither product
+// needs 64 (a 64-bit division is many instructions on a GPU). Alpha is taken to 8 bits
+// the same way, without the curve. A pixel is one 8-byte load and one 4-byte store where
+// the offsets and strides are multiples of those, else byte by byte: any will do.
 
 static inline uchar tone_to_8(uint w)
 {
@@ -20,8 +22,8 @@ static inline uchar tone_channel(uint v, uint n, __global const ushort* restrict
     const uint t = v * (n - 1u);
     const uint i = t / 65535u;
     const uint f = t - i * 65535u;
-    const ulong sum = (ulong)points[i] * (65535u - f) + (ulong)points[min(i + 1u, n - 1u)] * f + 32767u;
-    return tone_to_8((uint)(sum / 65535u));
+    const uint sum = (uint)points[i] * (65535u - f) + (uint)points[min(i + 1u, n - 1u)] * f + 32767u;
+    return tone_to_8(sum / 65535u);
 }
 
 __kernel void tone(__global const uchar* restrict src, uint src_offset, uint src_stride, __global uchar* restrict dst,
@@ -33,8 +35,14 @@ __kernel void tone(__global const uchar* restrict src, uint src_offset, uint src
         return;
     const uint n = params[0];
     __global const ushort* points = (__global const ushort*)(params + 1);
-    const uint4 in = convert_uint4(as_ushort4(vload8(0, src + src_offset + y * src_stride + 8 * x)));
-    vstore4((uchar4)(tone_channel(in.x, n, points), tone_channel(in.y, n, points), tone_channel(in.z, n, points),
-                     tone_to_8(in.w)),
-            0, dst + dst_offset + y * dst_stride + 4 * x);
+    __global const uchar* at = src + src_offset + y * src_stride + 8 * x;
+    const bool aligned_in = ((src_offset | src_stride) & 7u) == 0;
+    const uint4 in = convert_uint4(aligned_in ? *(__global const ushort4*)at : as_ushort4(vload8(0, at)));
+    const uchar4 out = (uchar4)(tone_channel(in.x, n, points), tone_channel(in.y, n, points),
+                                tone_channel(in.z, n, points), tone_to_8(in.w));
+    __global uchar* to = dst + dst_offset + y * dst_stride + 4 * x;
+    if (((dst_offset | dst_stride) & 3u) == 0)
+        *(__global uchar4*)to = out;
+    else
+        vstore4(out, 0, to);
 }
