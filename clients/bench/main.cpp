@@ -119,41 +119,13 @@ std::string configText(const Options& options, const std::vector<FrameSize>& siz
     return text;
 }
 
-// The device's copy bandwidth: clEnqueueCopyBuffer of `bytes`, read and written, in
-// bytes per nanosecond (GB/s), the median of the runs.
-Result<double> copyBandwidth(const gpu::GpuContext& gpu, uint64_t bytes, int warmup, int runs)
-{
-    cl_int err = CL_SUCCESS;
-    cl::Buffer from(gpu.context(), CL_MEM_READ_WRITE, bytes, nullptr, &err);
-    cl::Buffer to(gpu.context(), CL_MEM_READ_WRITE, bytes, nullptr, &err);
-    if (err != CL_SUCCESS)
-        return fail(gpu::clFailure("clCreateBuffer", err, fmt::format("{} bytes to copy", bytes)));
-    const uint8_t zero = 0;
-    gpu.queue().enqueueFillBuffer(from, zero, 0, bytes);
-    std::vector<uint64_t> times;
-    for (int i = 0; i < warmup + runs; ++i) {
-        cl::Event event;
-        if ((err = gpu.queue().enqueueCopyBuffer(from, to, 0, 0, bytes, nullptr, &event)) != CL_SUCCESS ||
-            (err = event.wait()) != CL_SUCCESS)
-            return fail(gpu::clFailure("clEnqueueCopyBuffer", err, "the copy-bandwidth run"));
-        cl_ulong start = 0, end = 0;
-        event.getProfilingInfo(CL_PROFILING_COMMAND_START, &start);
-        event.getProfilingInfo(CL_PROFILING_COMMAND_END, &end);
-        if (i >= warmup)
-            times.push_back(end - start);
-    }
-    const uint64_t ns = pipeline::median(times);
-    return ns ? 2.0 * double(bytes) / double(ns) : 0.0;
-}
-
-// A pipeline case's copy skeleton (Measurement::skeleton_median_ns): per run, one
-// clEnqueueCopyBuffer per stage of half that stage's bytes, in order on one queue;
+// Copies of `sizes` bytes, one clEnqueueCopyBuffer each, in order on one queue, per run:
 // the medians of their profiled times summed, and of their span from the first's start
-// to the last's end.
-Result<std::pair<uint64_t, uint64_t>> copySkeleton(const gpu::GpuContext& gpu, const std::vector<uint64_t>& stage_bytes,
-                                                   int warmup, int runs)
+// to the last's end, in nanoseconds.
+Result<std::pair<uint64_t, uint64_t>> copyTimes(const gpu::GpuContext& gpu, const std::vector<uint64_t>& sizes,
+                                                int warmup, int runs)
 {
-    const uint64_t largest = (*std::max_element(stage_bytes.begin(), stage_bytes.end()) + 1) / 2;
+    const uint64_t largest = *std::max_element(sizes.begin(), sizes.end());
     cl_int err = CL_SUCCESS;
     cl::Buffer from(gpu.context(), CL_MEM_READ_WRITE, largest, nullptr, &err);
     cl::Buffer to(gpu.context(), CL_MEM_READ_WRITE, largest, nullptr, &err);
@@ -163,13 +135,12 @@ Result<std::pair<uint64_t, uint64_t>> copySkeleton(const gpu::GpuContext& gpu, c
     gpu.queue().enqueueFillBuffer(from, zero, 0, largest);
     std::vector<uint64_t> sums, spans;
     for (int i = 0; i < warmup + runs; ++i) {
-        std::vector<cl::Event> events(stage_bytes.size());
-        for (size_t s = 0; s < stage_bytes.size(); ++s)
-            if ((err = gpu.queue().enqueueCopyBuffer(from, to, 0, 0, (stage_bytes[s] + 1) / 2, nullptr, &events[s])) !=
-                CL_SUCCESS)
-                return fail(gpu::clFailure("clEnqueueCopyBuffer", err, "the copy skeleton"));
+        std::vector<cl::Event> events(sizes.size());
+        for (size_t c = 0; c < sizes.size(); ++c)
+            if ((err = gpu.queue().enqueueCopyBuffer(from, to, 0, 0, sizes[c], nullptr, &events[c])) != CL_SUCCESS)
+                return fail(gpu::clFailure("clEnqueueCopyBuffer", err, "a timed copy"));
         if ((err = events.back().wait()) != CL_SUCCESS)
-            return fail(gpu::clFailure("clWaitForEvents", err, "the copy skeleton"));
+            return fail(gpu::clFailure("clWaitForEvents", err, "a timed copy"));
         uint64_t sum = 0, first = UINT64_MAX, last = 0;
         for (const cl::Event& event : events) {
             cl_ulong start = 0, end = 0;
@@ -185,6 +156,27 @@ Result<std::pair<uint64_t, uint64_t>> copySkeleton(const gpu::GpuContext& gpu, c
         }
     }
     return std::pair{pipeline::median(sums), pipeline::median(spans)};
+}
+
+// The device's copy bandwidth: clEnqueueCopyBuffer of `bytes`, read and written, in
+// bytes per nanosecond (GB/s), the median of the runs.
+Result<double> copyBandwidth(const gpu::GpuContext& gpu, uint64_t bytes, int warmup, int runs)
+{
+    auto times = copyTimes(gpu, {bytes}, warmup, runs);
+    if (!times)
+        return tl::unexpected(times.error());
+    return times->first ? 2.0 * double(bytes) / double(times->first) : 0.0;
+}
+
+// A pipeline case's copy skeleton (Measurement::skeleton_median_ns): one copy per stage
+// of half that stage's bytes (it reads them and writes them).
+Result<std::pair<uint64_t, uint64_t>> copySkeleton(const gpu::GpuContext& gpu, const std::vector<uint64_t>& stage_bytes,
+                                                   int warmup, int runs)
+{
+    std::vector<uint64_t> halves;
+    for (const uint64_t bytes : stage_bytes)
+        halves.push_back((bytes + 1) / 2);
+    return copyTimes(gpu, halves, warmup, runs);
 }
 
 std::string choiceText(const pipeline::StageChoice& choice)
