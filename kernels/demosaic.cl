@@ -98,7 +98,7 @@ static inline void demosaic_row_words(__global const uchar* row, int x0, uint ma
     out[5] = (int)(((uint)b.s2 | (uint)b.s3 << 8) & max_code);
 }
 
-// The six samples of row y at the reflected columns xs.
+// The six samples of `row` at columns xs, reflected into the plane.
 static inline void demosaic_reflected_bytes(__global const uchar* row, const int* xs, uint max_code, int* out)
 {
     out[0] = row[xs[0]], out[1] = row[xs[1]], out[2] = row[xs[2]];

@@ -360,13 +360,15 @@ void benchPipeline(const gpu::GpuContext& gpu, const std::shared_ptr<const pipel
         stage_bytes.push_back(framecl_packed_layout(plan.in.fourcc, plan.in.width, plan.in.height, &layout) +
                               framecl_packed_layout(plan.out.fourcc, plan.out.width, plan.out.height, &layout));
     }
-    auto skeleton = copySkeleton(gpu, stage_bytes, options.warmup, options.runs);
+    const auto skeleton = copySkeleton(gpu, stage_bytes, options.warmup, options.runs);
+    if (!skeleton) {
+        report.measurements.push_back(notRun(filter, input, skeleton.error().message));
+        return;
+    }
     const auto run = [&](const std::string& variant, const std::vector<pipeline::StageChoice>& choices) {
         Measurement m = measure(*timer, filter, variant, choices, options);
-        if (!m.error.empty() || !skeleton) {
-            m.error = m.error.empty() ? skeleton.error().message : m.error;
-        } else {
-            for (size_t stage = 0; stage < m.stages.size() && stage < stage_bytes.size(); ++stage)
+        if (m.error.empty()) {
+            for (size_t stage = 0; stage < m.stages.size(); ++stage)
                 m.stages[stage].bytes = stage_bytes[stage];
             std::tie(m.skeleton_median_ns, m.skeleton_span_median_ns) = *skeleton;
         }

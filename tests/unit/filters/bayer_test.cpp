@@ -147,8 +147,9 @@ TEST_CASE("the frame's statistics equal the reference exactly, in every order an
     for (const Format& format : formats) {
         CAPTURE(format.name);
         // Frames smaller and larger than the zone grid, with zones of unequal sizes; work
-        // groups of the driver's size and of 4x2 blocks, which at 212x98 mostly lie in one
-        // zone (the kernel's path for those) and else straddle two.
+        // groups of the driver's size and of 4x2 work items (4x8 blocks, each item a column
+        // of four), so that at 212x98 a zone's words gather from several groups and a
+        // group's from several zones, and at 36x10 columns end inside a work item.
         for (const auto& [width, height, local] :
              {std::tuple{36u, 10u, std::array<size_t, 2>{0, 0}}, std::tuple{212u, 98u, std::array<size_t, 2>{0, 0}},
               std::tuple{36u, 10u, std::array<size_t, 2>{4, 2}}, std::tuple{212u, 98u, std::array<size_t, 2>{4, 2}}}) {
