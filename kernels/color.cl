@@ -1,10 +1,29 @@
 // Colour conversions.
 //
+// Each op has a pointwise function (include/framecl/plugin.h, "Pointwise stages") that
+// the daemon may call from a fused kernel instead of running the op's kernels, and that
+// must give their bytes: both compute a pixel through the same helpers below, with the
+// same operations in the same order.
+//
+// Contraction of a * b + c into one fma is off for this file: where it is allowed, a
+// compiler may contract at one call of a helper and not at another (the fused kernel
+// inlines them into other code than these kernels do), and nv12_to_abgr's float results
+// would then differ by a rounding. The file ends by setting it back to the default, for
+// the files a fused program builds after it.
+#pragma OPENCL FP_CONTRACT OFF
+
 // abgr_to_y: DRM_FORMAT_ABGR8888 (bytes R, G, B, A in memory) to an R8 plane holding
 // BT.601 luma, Y = round(0.299 R + 0.587 G + 0.114 B), halves rounded up. Computed in
 // integers with the weights scaled by 1000, which is exact: no float rounding can make
-// the GPU and the CPU reference disagree.
+// the GPU and the CPU reference disagree. No constants from the plugin.
 // Reads 4 bytes and writes 1 byte per work item.
+// abgr_to_y_pointwise: (R, G, B, A) to (Y, 0, 0, 0), block 1x1.
+
+// The luma of one pixel (R, G, B, A).
+static inline uint abgr_luma(uint4 p)
+{
+    return (299u * p.x + 587u * p.y + 114u * p.z + 500u) / 1000u;
+}
 
 __kernel void abgr_to_y(__global const uchar* restrict src, uint src_offset, uint src_stride,
                         __global uchar* restrict dst, uint dst_offset, uint dst_stride,
@@ -15,11 +34,17 @@ __kernel void abgr_to_y(__global const uchar* restrict src, uint src_offset, uin
     if (x >= width || y >= height)
         return;
     const uint4 p = convert_uint4(vload4(0, src + src_offset + y * src_stride + 4 * x));
-    dst[dst_offset + y * dst_stride + x] = (uchar)((299u * p.x + 587u * p.y + 114u * p.z + 500u) / 1000u);
+    dst[dst_offset + y * dst_stride + x] = (uchar)abgr_luma(p);
+}
+
+void abgr_to_y_pointwise(__private uint4* pixels, uint x, uint y, __global const uchar* params)
+{
+    pixels[0] = (uint4)(abgr_luma(pixels[0]), 0, 0, 0);
 }
 
 // nv12_to_y: the Y plane (plane 0) of an NV12 frame, unchanged, as an R8 plane.
 // Reads 1 byte and writes 1 byte per work item.
+// nv12_to_y_pointwise: (Y, Cb, Cr, 0) to (Y, 0, 0, 0), block 1x1.
 
 __kernel void nv12_to_y(__global const uchar* restrict src, uint src_offset, uint src_stride,
                         __global uchar* restrict dst, uint dst_offset, uint dst_stride,
@@ -32,16 +57,23 @@ __kernel void nv12_to_y(__global const uchar* restrict src, uint src_offset, uin
     dst[dst_offset + y * dst_stride + x] = src[src_offset + y * src_stride + x];
 }
 
+void nv12_to_y_pointwise(__private uint4* pixels, uint x, uint y, __global const uchar* params)
+{
+    pixels[0] = (uint4)(pixels[0].x, 0, 0, 0);
+}
+
 // nv12_to_abgr: NV12 (a Y plane, then a half-height plane of interleaved Cb, Cr bytes)
 // to ABGR8888 with alpha 255. The plugin folds the matrix and range of
-// docs/filters.md into one affine map per channel (see plan in plugins/color/color.cpp):
+// docs/filters.md into one affine map per channel (plugins/color/color.cpp), whose six
+// floats y_offset, y_scale, r_cr, g_cb, g_cr, b_cb, in this order, are the stage's
+// parameter block; every kernel reads them once, at its start:
 //   Y' = (Y - y_offset) * y_scale
 //   R = Y' + r_cr * (Cr - 128), G = Y' - g_cb * (Cb - 128) - g_cr * (Cr - 128),
 //   B = Y' + b_cb * (Cb - 128),
 // each rounded to nearest and saturated to 0..255. Computed in float, so a channel may
-// differ by 1 from the reference's double arithmetic. Every variant below computes each
-// pixel with the same three helpers, the same operations in the same order, so the
-// variants give the same bytes.
+// differ by 1 from the reference's double arithmetic. Every variant below, and
+// nv12_to_abgr_pointwise, computes each pixel with the same three helpers, the same
+// operations in the same order, so they give the same bytes.
 //
 //   nv12_to_abgr           (block2x2) one work item per 2x2 block, which shares one Cb,
 //                          Cr pair: the pair is read once and each row's two pixels are
@@ -58,6 +90,7 @@ __kernel void nv12_to_y(__global const uchar* restrict src, uint src_offset, uin
 //                          offsets or strides are not multiples of 16 (a branch that is
 //                          uniform over the dispatch), converts its blocks one by one as
 //                          block2x2 does.
+//   nv12_to_abgr_pointwise (Y, Cb, Cr, 0) to (R, G, B, 255), block 1x1.
 
 // The affine map's chroma terms of one Cb, Cr pair.
 static inline float3 chroma_terms(uchar2 cbcr, float r_cr, float g_cb, float g_cr, float b_cb)
@@ -100,13 +133,14 @@ static inline void nv12_block2x2(__global const uchar* restrict luma, uint luma_
 __kernel void nv12_to_abgr(__global const uchar* restrict luma, uint luma_offset, uint luma_stride,
                            __global const uchar* restrict chroma, uint chroma_offset, uint chroma_stride,
                            __global uchar* restrict dst, uint dst_offset, uint dst_stride,
-                           uint width, uint height, float y_offset, float y_scale,
-                           float r_cr, float g_cb, float g_cr, float b_cb)
+                           uint width, uint height, __global const float* restrict params)
 {
     const uint bx = get_global_id(0);
     const uint by = get_global_id(1);
     if (bx >= width / 2 || by >= height / 2)
         return;
+    const float y_offset = params[0], y_scale = params[1];
+    const float r_cr = params[2], g_cb = params[3], g_cr = params[4], b_cb = params[5];
     nv12_block2x2(luma, luma_offset, luma_stride, chroma, chroma_offset, chroma_stride, dst, dst_offset, dst_stride,
                   bx, by, y_offset, y_scale, r_cr, g_cb, g_cr, b_cb);
 }
@@ -124,13 +158,15 @@ static inline __attribute__((always_inline))
 void nv12_block_body(__global const uchar* restrict luma, uint luma_offset, uint luma_stride,
                      __global const uchar* restrict chroma, uint chroma_offset, uint chroma_stride,
                      __global uchar* restrict dst, uint dst_offset, uint dst_stride, uint width, uint height,
-                     float y_offset, float y_scale, float r_cr, float g_cb, float g_cr, float b_cb, const uint n)
+                     __global const float* restrict params, const uint n)
 {
     const uint blocks = width / 2;
     const uint b0 = get_global_id(0) * (n / 2);
     const uint by = get_global_id(1);
     if (b0 >= blocks || by >= height / 2)
         return;
+    const float y_offset = params[0], y_scale = params[1];
+    const float r_cr = params[2], g_cb = params[3], g_cr = params[4], b_cb = params[5];
     const bool aligned = ((luma_offset | luma_stride | chroma_offset | chroma_stride | dst_offset | dst_stride) & 15u) == 0;
     if (!aligned || b0 + n / 2 > blocks) {
         const uint end = min(b0 + n / 2, blocks);
@@ -170,15 +206,25 @@ void nv12_block_body(__global const uchar* restrict luma, uint luma_offset, uint
     __kernel void nv12_to_abgr_block##n(__global const uchar* restrict luma, uint luma_offset, uint luma_stride,   \
                                         __global const uchar* restrict chroma, uint chroma_offset,                \
                                         uint chroma_stride, __global uchar* restrict dst, uint dst_offset,        \
-                                        uint dst_stride, uint width, uint height, float y_offset, float y_scale,  \
-                                        float r_cr, float g_cb, float g_cr, float b_cb)                           \
+                                        uint dst_stride, uint width, uint height,                                 \
+                                        __global const float* restrict params)                                    \
     {                                                                                                             \
         nv12_block_body(luma, luma_offset, luma_stride, chroma, chroma_offset, chroma_stride, dst, dst_offset,    \
-                        dst_stride, width, height, y_offset, y_scale, r_cr, g_cb, g_cr, b_cb, n);                 \
+                        dst_stride, width, height, params, n);                                                    \
     }
 
 NV12_BLOCK_KERNEL(8)
 NV12_BLOCK_KERNEL(16)
+
+void nv12_to_abgr_pointwise(__private uint4* pixels, uint x, uint y, __global const uchar* params)
+{
+    __global const float* map = (__global const float*)params;
+    const float y_offset = map[0], y_scale = map[1];
+    const float r_cr = map[2], g_cb = map[3], g_cr = map[4], b_cb = map[5];
+    const uint4 p = pixels[0];
+    const float3 terms = chroma_terms((uchar2)((uchar)p.y, (uchar)p.z), r_cr, g_cb, g_cr, b_cb);
+    pixels[0] = convert_uint4(abgr_pixel(luma_term((uchar)p.x, y_offset, y_scale), terms));
+}
 
 #ifdef __IMAGE_SUPPORT__
 // abgr_to_y and nv12_to_y writing their R8 output as an image, where the next stage
@@ -191,7 +237,7 @@ __kernel void abgr_to_y_image(__global const uchar* restrict src, uint src_offse
     if (x >= width || y >= height)
         return;
     const uint4 p = convert_uint4(vload4(0, src + src_offset + y * src_stride + 4 * x));
-    write_imageui(dst, (int2)(x, y), (uint4)((299u * p.x + 587u * p.y + 114u * p.z + 500u) / 1000u, 0, 0, 1));
+    write_imageui(dst, (int2)(x, y), (uint4)(abgr_luma(p), 0, 0, 1));
 }
 
 __kernel void nv12_to_y_image(__global const uchar* restrict src, uint src_offset, uint src_stride,
@@ -206,12 +252,16 @@ __kernel void nv12_to_y_image(__global const uchar* restrict src, uint src_offse
 
 // abgr_to_nv12: ABGR8888 to NV12, one work item per 2x2 block, with the matrix and range
 // folded by the plugin into integer weights in units of 2^-16 (plugins/color/color.cpp,
-// docs/filters.md): each pixel's Y is (y_r R + y_g G + y_b B + y_offset 2^16 + 2^15) >> 16,
-// and the block's Cb and Cr are the same of the block's sums of R, G and B with the Cb or
-// Cr weights and 128 as offset, shifted by 18 (16 and the 4 pixels' 2), each clamped to
-// 0..255. Every shift is of an int, arithmetic: halves toward +infinity. Alpha is
-// ignored. Reads 16 bytes and writes 6 per work item, in bytes and pairs: any offset and
-// stride will do.
+// docs/filters.md), the stage's parameter block: ten ints y_r, y_g, y_b, y_offset, u_r,
+// u_g, u_b, v_r, v_g, v_b, in this order. Each pixel's Y is
+// (y_r R + y_g G + y_b B + y_offset 2^16 + 2^15) >> 16, and the block's Cb and Cr are the
+// same of the block's sums of R, G and B with the Cb or Cr weights and 128 as offset,
+// shifted by 18 (16 and the 4 pixels' 2), each clamped to 0..255. Every shift is of an
+// int, arithmetic: halves toward +infinity. Alpha is ignored. Reads 16 bytes and writes
+// 6 per work item, in bytes and pairs: any offset and stride will do.
+// abgr_to_nv12_pointwise: the 2x2 block's four (R, G, B, A) to (Y, Cb, Cr, 0) each, the
+// block's Cb and Cr in all four, block 2x2; integers throughout, so the sums' order is
+// free.
 
 static inline int nv12_weigh(int3 rgb, int3 weights, int offset, int shift)
 {
@@ -220,26 +270,53 @@ static inline int nv12_weigh(int3 rgb, int3 weights, int offset, int shift)
                  0, 255);
 }
 
+// The Y code of one pixel's R, G, B (y_weights: y_r, y_g, y_b, y_offset), and the Cb, Cr
+// codes of a block's sums of them.
+static inline int nv12_luma_code(int3 rgb, int4 y_weights)
+{
+    return nv12_weigh(rgb, y_weights.xyz, y_weights.w, 16);
+}
+
+static inline uchar2 nv12_chroma_codes(int3 sum, int3 u_weights, int3 v_weights)
+{
+    return (uchar2)(nv12_weigh(sum, u_weights, 128, 18), nv12_weigh(sum, v_weights, 128, 18));
+}
+
 __kernel void abgr_to_nv12(__global const uchar* restrict src, uint src_offset, uint src_stride,
                            __global uchar* restrict luma, uint luma_offset, uint luma_stride,
                            __global uchar* restrict chroma, uint chroma_offset, uint chroma_stride, uint width,
-                           uint height, int y_r, int y_g, int y_b, int y_offset, int u_r, int u_g, int u_b, int v_r,
-                           int v_g, int v_b)
+                           uint height, __global const int* restrict params)
 {
     const uint bx = get_global_id(0);
     const uint by = get_global_id(1);
     if (bx >= width / 2 || by >= height / 2)
         return;
-    const int3 y_weights = (int3)(y_r, y_g, y_b);
+    const int4 y_weights = vload4(0, params);
+    const int3 u_weights = vload3(0, params + 4), v_weights = vload3(0, params + 7);
     int3 sum = 0;
     for (uint row = 0; row < 2; ++row) {
         const uint y = 2 * by + row;
         const uchar8 pair = vload8(0, src + src_offset + y * src_stride + 8 * bx);
         const int3 left = convert_int3(pair.s012), right = convert_int3(pair.s456);
         sum += left + right;
-        vstore2((uchar2)(nv12_weigh(left, y_weights, y_offset, 16), nv12_weigh(right, y_weights, y_offset, 16)), 0,
+        vstore2((uchar2)(nv12_luma_code(left, y_weights), nv12_luma_code(right, y_weights)), 0,
                 luma + luma_offset + y * luma_stride + 2 * bx);
     }
-    vstore2((uchar2)(nv12_weigh(sum, (int3)(u_r, u_g, u_b), 128, 18), nv12_weigh(sum, (int3)(v_r, v_g, v_b), 128, 18)),
-            0, chroma + chroma_offset + by * chroma_stride + 2 * bx);
+    vstore2(nv12_chroma_codes(sum, u_weights, v_weights), 0, chroma + chroma_offset + by * chroma_stride + 2 * bx);
 }
+
+void abgr_to_nv12_pointwise(__private uint4* pixels, uint x, uint y, __global const uchar* params)
+{
+    __global const int* weights = (__global const int*)params;
+    const int4 y_weights = vload4(0, weights);
+    const int3 u_weights = vload3(0, weights + 4), v_weights = vload3(0, weights + 7);
+    int3 sum = 0;
+    for (uint i = 0; i < 4; ++i)
+        sum += convert_int3(pixels[i].xyz);
+    const uint2 cbcr = convert_uint2(nv12_chroma_codes(sum, u_weights, v_weights));
+    for (uint i = 0; i < 4; ++i)
+        pixels[i] = (uint4)(nv12_luma_code(convert_int3(pixels[i].xyz), y_weights), cbcr.x, cbcr.y, 0);
+}
+
+// Back to the default for the files a fused program builds after this one.
+#pragma OPENCL FP_CONTRACT DEFAULT

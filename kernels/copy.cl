@@ -32,6 +32,12 @@ __kernel void copy_plane(__global const uchar* restrict src, uint src_offset, ui
         to[i] = from[i];
 }
 
+// copy_pointwise: the identity (include/framecl/plugin.h, "Pointwise stages"), block 1x1,
+// for a copy stage the daemon fuses with its neighbours.
+void copy_pointwise(__private uint4* pixels, uint x, uint y, __global const uchar* params)
+{
+}
+
 // The daemon's copies of a plane into the image a stage reads it from, where no stage
 // wrote it as one (include/framecl/plugin.h, the *_IMAGE kinds): one work item per
 // pixel, (src, src_offset, src_stride, dst, width, height). An 8-bit plane is CL_R (NV12's

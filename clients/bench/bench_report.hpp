@@ -52,6 +52,10 @@ struct Measurement {
     // With --dump, where a stage made statistics: the last frame's struct
     // framecl_statistics, as framecl/statistics.h lays it out.
     std::string statistics_file;
+    // A fused pipeline (docs/architecture.md, "Fusion"): the same pipeline's unfused time,
+    // and of that frame the slowest stage's time, both measured in the same run.
+    uint64_t unfused_median_ns = 0;
+    uint64_t slowest_stage_ns = 0;
 
     double gigabytesPerSecond() const { return median_ns ? double(frame_bytes) / double(median_ns) : 0; }
 };

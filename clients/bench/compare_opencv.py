@@ -352,9 +352,11 @@ def main():
     for m in bench["measurements"]:
         if "output_file" not in m:
             continue
+        # A pipeline case runs unfused and fused: each row says which.
+        work = m["filter"] + (f" ({m['variant']})" if "stages" in m else "")
         case = cases.get(m["filter"])
         if case is None:
-            rows.append(f"| {m['filter']} | {m['input']} | {m['median_ns'] / 1e6:.3f} | "
+            rows.append(f"| {work} | {m['input']} | {m['median_ns'] / 1e6:.3f} | "
                         f"{m['wall_median_ns'] / 1e6:.3f} | – | – | – | OpenCV has no equivalent |")
             continue
         src = load_frame(m["input_file"], m["input"])
@@ -384,10 +386,10 @@ def main():
                    f"within {largest}: {differing} of {difference.size} bytes differ "
                    f"({100 * differing / difference.size:.3f}%)") + ("" if ok else f" — OVER ±{case['tolerance']}")
         if args.check_only:
-            rows.append(f"| {m['filter']} | {m['input']} | – | – | – | – | {verdict} | {case['note']} |")
+            rows.append(f"| {work} | {m['input']} | – | – | – | – | {verdict} | {case['note']} |")
             continue
         opencv_ns = time_calls(call, case.get("runs", args.runs), case.get("warmup", 3))
-        rows.append(f"| {m['filter']} | {m['input']} | {m['median_ns'] / 1e6:.3f} | "
+        rows.append(f"| {work} | {m['input']} | {m['median_ns'] / 1e6:.3f} | "
                     f"{m['wall_median_ns'] / 1e6:.3f} | {opencv_ns / 1e6:.3f} | "
                     f"{opencv_ns / m['wall_median_ns']:.1f}x | {verdict} | {case['note']} |")
 

@@ -8,12 +8,14 @@
 // (budget_bench.hpp). A filter that compares each frame with the previous one
 // (blockmatch) runs on a moving pair of frames, and its output is checked: a wrong one
 // drops its numbers and the bench exits 1 (pair_timer.hpp). A pipeline case (the camera
-// ISP, RAW10 to NV12) times the whole pipeline, each stage within it, and a copy
-// skeleton of the bytes its stages move (bench_report.hpp). Markdown on stdout or
+// ISP, RAW10 to NV12) times the whole pipeline unfused and fused, each stage within it,
+// and a copy skeleton of the bytes its stages move either way (bench_report.hpp). Markdown on stdout or
 // --markdown, JSON with --json. No daemon and no IPC: it links the GPU, memory and pipeline
 // components only, so it runs wherever an OpenCL driver does.
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <type_traits>
 
 #include <CLI/CLI.hpp>
@@ -30,6 +32,7 @@
 #include "gpu/context.hpp"
 #include "pipeline/catalog.hpp"
 #include "pipeline/engine.hpp"
+#include "pipeline/fusion.hpp"
 #include "pipeline/stage_plan.hpp"
 #include "pipeline/stage_timing.hpp"
 #include "pipeline/tuner.hpp"
@@ -340,45 +343,85 @@ void benchStage(const gpu::GpuContext& gpu, const pipeline::PipelineDefinition& 
     report.measurements.push_back(std::move(m));
 }
 
-// A pipeline case: the whole pipeline with every stage's default variant, then with
-// --tune the tuner's choice for each stage; each stage's time within the frame, and the
-// copy skeleton of the stages' bytes.
+// The bytes each stage reads and writes, tightly packed; for a fused run (fuseStages),
+// the run's input and output at its first stage and none at the others.
+std::vector<uint64_t> stageBytes(const std::vector<pipeline::StagePlan>& plans)
+{
+    std::vector<uint64_t> bytes;
+    for (const pipeline::StagePlan& plan : plans) {
+        const framecl_format& out = plans[plan.run_last].out;
+        framecl_frame_layout layout{};
+        bytes.push_back(&plan != &plans[plan.run_first]
+                            ? 0
+                            : framecl_packed_layout(plan.in.fourcc, plan.in.width, plan.in.height, &layout) +
+                                  framecl_packed_layout(out.fourcc, out.width, out.height, &layout));
+    }
+    return bytes;
+}
+
+// A pipeline case: the whole pipeline unfused and fused (docs/architecture.md, "Fusion")
+// with every stage's default variant, then with --tune the tuner's choice for each stage;
+// each stage's time within the frame, and the copy skeleton of the stages' bytes, unfused
+// and fused.
 void benchPipeline(const gpu::GpuContext& gpu, const std::shared_ptr<const pipeline::PipelineDefinition>& definition,
                    const pipeline::FrameShape& input, const BenchCase& bench_case, const std::string& slug,
                    const Options& options, Report& report)
 {
     const std::string& filter = bench_case.name;
+    const auto unfused_definition = pipeline::unfused(*definition);
     auto plans = pipeline::negotiateFormats(*definition, input, {}, 0);
-    auto timer = pipeline::StageTimer::open(gpu, definition, input);
-    if (!plans || !timer) {
-        report.measurements.push_back(notRun(filter, input, (!plans ? plans.error() : timer.error()).message));
+    auto fused_timer = pipeline::StageTimer::open(gpu, definition, input);
+    auto unfused_timer = pipeline::StageTimer::open(gpu, unfused_definition, input);
+    if (!plans || !fused_timer || !unfused_timer) {
+        report.measurements.push_back(
+            notRun(filter, input,
+                   (!plans ? plans.error() : !fused_timer ? fused_timer.error() : unfused_timer.error()).message));
         return;
     }
-    std::vector<uint64_t> stage_bytes;
-    for (const pipeline::StagePlan& plan : *plans) {
-        framecl_frame_layout layout{};
-        stage_bytes.push_back(framecl_packed_layout(plan.in.fourcc, plan.in.width, plan.in.height, &layout) +
-                              framecl_packed_layout(plan.out.fourcc, plan.out.width, plan.out.height, &layout));
-    }
-    const auto skeleton = copySkeleton(gpu, stage_bytes, options.warmup, options.runs);
-    if (!skeleton) {
-        report.measurements.push_back(notRun(filter, input, skeleton.error().message));
+    const std::vector<uint64_t> unfused_bytes = stageBytes(*plans);
+    pipeline::fuseStages(*definition, *plans);
+    const std::vector<uint64_t> fused_bytes = stageBytes(*plans);
+    const auto skeleton = [&](const std::vector<uint64_t>& stage_bytes) {
+        std::vector<uint64_t> moved;
+        std::copy_if(stage_bytes.begin(), stage_bytes.end(), std::back_inserter(moved), [](uint64_t b) { return b; });
+        return copySkeleton(gpu, moved, options.warmup, options.runs);
+    };
+    const auto unfused_skeleton = skeleton(unfused_bytes);
+    const auto fused_skeleton = skeleton(fused_bytes);
+    if (!unfused_skeleton || !fused_skeleton) {
+        report.measurements.push_back(
+            notRun(filter, input, (!unfused_skeleton ? unfused_skeleton : fused_skeleton).error().message));
         return;
     }
-    const auto run = [&](const std::string& variant, const std::vector<pipeline::StageChoice>& choices) {
-        Measurement m = measure(*timer, filter, variant, choices, options);
+    const auto run = [&](pipeline::StageTimer& timer, const std::vector<uint64_t>& stage_bytes,
+                         const std::pair<uint64_t, uint64_t>& skeleton_ns, const std::string& variant,
+                         const std::vector<pipeline::StageChoice>& choices) {
+        Measurement m = measure(timer, filter, variant, choices, options);
         if (m.error.empty()) {
             for (size_t stage = 0; stage < m.stages.size(); ++stage)
                 m.stages[stage].bytes = stage_bytes[stage];
-            std::tie(m.skeleton_median_ns, m.skeleton_span_median_ns) = *skeleton;
+            std::tie(m.skeleton_median_ns, m.skeleton_span_median_ns) = skeleton_ns;
         }
         fmt::print(stderr, "{} {} {}: {}\n", filter, m.input, m.variant,
                    m.error.empty() ? fmt::format("{:.3f} ms", double(m.median_ns) / 1e6) : m.error);
         return m;
     };
-    Measurement m = run("defaults", {});
+    // The unfused frame, then the fused one with what it is measured against: the unfused
+    // frame's time and its slowest stage's.
+    const auto pair = [&](const std::string& variant, const std::vector<pipeline::StageChoice>& choices) {
+        Measurement unfused = run(*unfused_timer, unfused_bytes, *unfused_skeleton, "unfused " + variant, choices);
+        Measurement fused = run(*fused_timer, fused_bytes, *fused_skeleton, "fused " + variant, choices);
+        if (unfused.error.empty() && fused.error.empty()) {
+            fused.unfused_median_ns = unfused.median_ns;
+            for (const StageMeasurement& stage : unfused.stages)
+                fused.slowest_stage_ns = std::max(fused.slowest_stage_ns, stage.median_ns);
+        }
+        return std::pair{std::move(unfused), std::move(fused)};
+    };
+    auto measured = pair("defaults", {});
     if (options.tune) {
-        report.measurements.push_back(std::move(m));
+        report.measurements.push_back(std::move(measured.first));
+        report.measurements.push_back(std::move(measured.second));
         const std::filesystem::path tuning_dir = std::filesystem::path(options.cache_dir) / "bench-tuning";
         std::filesystem::remove_all(tuning_dir);
         pipeline::Tuner tuner(gpu, tuning_dir, std::chrono::milliseconds(int64_t(options.tuning_budget_s * 1000)));
@@ -386,10 +429,12 @@ void benchPipeline(const gpu::GpuContext& gpu, const std::shared_ptr<const pipel
         std::vector<std::string> texts;
         for (const auto& choice : choices)
             texts.push_back(choiceText(choice));
-        m = run(fmt::format("tuned: {}", fmt::join(texts, "; ")), choices);
+        measured = pair(fmt::format("tuned: {}", fmt::join(texts, "; ")), choices);
     }
-    dumpFrames(*timer, slug, options, m);
-    report.measurements.push_back(std::move(m));
+    dumpFrames(*unfused_timer, slug + "-unfused", options, measured.first);
+    dumpFrames(*fused_timer, slug, options, measured.second);
+    report.measurements.push_back(std::move(measured.first));
+    report.measurements.push_back(std::move(measured.second));
 }
 
 void write(const Options& options, const std::string& markdown_text, const nlohmann::json& json_value)

@@ -242,7 +242,8 @@ std::string stageTable(const json& clients, const std::map<const json*, std::str
                      {"TILES", Align::Right},
                      {"LONGEST DISPATCH MS", Align::Right},
                      {"OVERRUNS", Align::Right},
-                     {"IMAGE COPIES", Align::Right}});
+                     {"IMAGE COPIES", Align::Right},
+                     {"FUSION", Align::Left}});
     for (const json& client : clients)
         for (const json& session : sessionList(client))
             for (const json& stage : stageList(session)) {
@@ -252,7 +253,8 @@ std::string stageTable(const json& clients, const std::map<const json*, std::str
                     longest != missing && estimated && estimated->is_boolean() && estimated->get<bool>())
                     longest += " (estimated)";
                 table.addRow({labels.at(&client), count(session, "id"), text(stage, "stage"), count(stage, "tiles"),
-                              longest, count(stage, "overruns"), count(stage, "image_copies")});
+                              longest, count(stage, "overruns"), count(stage, "image_copies"),
+                              text(stage, "fusion")});
             }
     return table.empty() ? std::string() : table.render();
 }

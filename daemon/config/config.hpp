@@ -97,6 +97,7 @@ struct Stage {
 struct Pipeline {
     std::string name;
     std::vector<Stage> stages;
+    bool fuse = true; // fuse pointwise stages (docs/architecture.md, "Fusion")
     SourceLocation where;
 };
 

@@ -144,11 +144,12 @@ void readPipelines(FileContext& file, const toml::array& array, std::vector<Pipe
         if (!table)
             continue;
         const TableReader entry(file, *table, prefix);
-        entry.refuseUnknownKeys({"name", "stages"});
+        entry.refuseUnknownKeys({"name", "stages", "fuse"});
         Pipeline pipeline;
         pipeline.where = file.locate(table->source());
         readName(entry, pipelines, pipeline);
         readStages(entry, pipeline);
+        entry.readBool("fuse", pipeline.fuse);
         pipelines.push_back(std::move(pipeline));
     }
 }

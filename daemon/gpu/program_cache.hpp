@@ -34,6 +34,8 @@ public:
     // warning, and programs are then built from source without caching.
     explicit ProgramCache(std::filesystem::path dir);
 
+    const std::filesystem::path& dir() const { return dir_; }
+
     // A build failure from source returns an error naming `source_name` and carrying
     // the compiler's build log.
     Result<BuiltProgram> build(cl_context context, cl_device_id device, const Capabilities& caps,

@@ -351,7 +351,8 @@ std::string Server::statsJson() const
                                   {"overruns", stage.overruns},
                                   {"untileable", stage.untileable},
                                   {"estimated", stage.estimated},
-                                  {"image_copies", stage.image_copies}});
+                                  {"image_copies", stage.image_copies},
+                                  {"fusion", stage.fusion}});
             }
             const LatencySummary latency = state.metrics.latency();
             sessions.push_back({{"id", id},

@@ -72,6 +72,7 @@ Result<std::shared_ptr<const PipelineDefinition>> resolve(const config::Pipeline
     definition->registry = registry;
     definition->programs = programs;
     definition->where = pipeline.where;
+    definition->fuse = pipeline.fuse;
     for (size_t k = 0; k < pipeline.stages.size(); ++k) {
         const config::Stage& stage = pipeline.stages[k];
         const std::string prefix = fmt::format("pipeline '{}', stage {}", pipeline.name, k + 1);
@@ -125,7 +126,7 @@ Catalog buildCatalog(const config::Config& config, std::shared_ptr<const PluginR
 {
     Catalog catalog;
     // `copy` is offered whatever the config says: it measures the transport alone.
-    config::Pipeline copy{"copy", {{"copy", {}, {}}}, {}};
+    config::Pipeline copy{"copy", {{"copy", {}, {}}}, true, {}};
     for (const config::Pipeline* pipeline : {&copy}) {
         auto definition = resolve(*pipeline, registry, programs);
         if (definition)

@@ -77,6 +77,14 @@ int plan(const framecl_format* in, const framecl_param_value*, const framecl_pla
     return 0;
 }
 
+// Pointwise (plugin.h, "Pointwise stages") for every input format, with copy_pointwise,
+// which leaves the pixels as they are: the daemon fuses only the formats it can load.
+int pointwise(const framecl_format*, const framecl_param_value*, framecl_pointwise* pointwise, char*, size_t)
+{
+    *pointwise = {.function = "copy_pointwise", .kernel_file = 0, .block_width = 1, .block_height = 1};
+    return 0;
+}
+
 const char* const kernel_files[] = {"copy.cl"};
 
 const framecl_plugin descriptor = {
@@ -92,6 +100,7 @@ const framecl_plugin descriptor = {
     .negotiate = negotiate,
     .plan = plan,
     .param_block = nullptr,
+    .pointwise = pointwise,
 };
 
 } // namespace

@@ -38,16 +38,23 @@ std::string lineFileName(const std::string& file)
 
 } // namespace
 
-Result<std::string> readKernelSource(const std::vector<fs::path>& kernel_dirs, const std::string& file)
+Result<std::string> readKernelFile(const std::vector<fs::path>& kernel_dirs, const std::string& file)
 {
-    auto prelude = readFromDirs(kernel_dirs, kernel_prelude_file);
-    if (!prelude)
-        return prelude;
     auto source = readFromDirs(kernel_dirs, file);
     if (!source)
         return source;
-    return fmt::format("#line 1 \"{}\"\n{}\n#line 1 \"{}\"\n{}", kernel_prelude_file, *prelude,
-                       lineFileName(file), *source);
+    return fmt::format("#line 1 \"{}\"\n{}\n", lineFileName(file), *source);
+}
+
+Result<std::string> readKernelSource(const std::vector<fs::path>& kernel_dirs, const std::string& file)
+{
+    auto prelude = readKernelFile(kernel_dirs, kernel_prelude_file);
+    if (!prelude)
+        return prelude;
+    auto source = readKernelFile(kernel_dirs, file);
+    if (!source)
+        return source;
+    return *prelude + *source;
 }
 
 } // namespace framecl::pipeline

@@ -24,6 +24,8 @@ struct StageDefinition {
 struct PipelineDefinition {
     std::string name;
     std::vector<StageDefinition> stages;
+    // Sessions fuse pointwise stages (pipeline/fusion.hpp); the config's `fuse`.
+    bool fuse = true;
     std::shared_ptr<const PluginRegistry> registry; // keeps the plugins loaded
     std::shared_ptr<const PluginPrograms> programs; // their kernels, built
     config::SourceLocation where;

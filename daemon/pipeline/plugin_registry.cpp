@@ -4,6 +4,7 @@
 #include <array>
 #include <atomic>
 #include <bit>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -395,6 +396,7 @@ Result<Plugin> Plugin::fromDescriptor(const framecl_plugin* descriptor, fs::path
     plugin.build_options_ = copyString(descriptor->build_options);
     plugin.kernel_names_ = std::make_unique<KernelNames>();
     plugin.param_block_ = descriptor->abi_version >= 5 ? descriptor->param_block : nullptr;
+    plugin.pointwise_ = descriptor->abi_version >= 6 ? descriptor->pointwise : nullptr;
 
     for (uint32_t i = 0; i < descriptor->kernel_file_count; ++i) {
         const char* kernel_file = descriptor->kernel_files[i];
@@ -501,8 +503,45 @@ Result<framecl_plan> Plugin::plan(const framecl_format& in, const ResolvedParams
         dispatch.kernel = keepKernelName(dispatch.kernel);
         std::fill(std::begin(dispatch.args) + dispatch.arg_count, std::end(dispatch.args),
                   framecl_arg{});
+        // The ABI gives these kinds no index; the daemon's fused plans use it (the member
+        // stage whose block a PARAMS argument binds), so a plugin's stray value is dropped.
+        for (uint32_t a = 0; a < dispatch.arg_count; ++a)
+            if (dispatch.args[a].kind == FRAMECL_ARG_PARAMS || dispatch.args[a].kind == FRAMECL_ARG_STATISTICS)
+                dispatch.args[a].index = 0;
     }
     return plan;
+}
+
+Result<std::optional<PointwiseFunction>> Plugin::pointwise(const framecl_format& in,
+                                                           const ResolvedParams& params) const
+{
+    if (!pointwise_)
+        return std::nullopt;
+    framecl_pointwise answer{}; // "arrives zeroed" (plugin.h)
+    std::array<char, error_capacity> error{};
+    const int status = pointwise_(&in, params.values(), &answer, error.data(), error.size());
+    error.back() = '\0';
+    if (status != 0)
+        return fail(error[0] ? std::string(error.data())
+                             : fmt::format("{} could not say whether it is pointwise for {} and did not say why",
+                                           label(), formatText(in)));
+    if (!answer.function)
+        return std::nullopt;
+    const std::string function(answer.function, strnlen(answer.function, 256));
+    const auto bad = [&](const std::string& what) {
+        return fail(fmt::format("{} returned a bad pointwise answer for {}: {}", label(), formatText(in), what));
+    };
+    const auto letter = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; };
+    const auto digit = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
+    const bool identifier = !function.empty() && function.size() < 256 && letter(function[0]) &&
+                            std::all_of(function.begin(), function.end(), [&](char c) { return letter(c) || digit(c); });
+    if (!identifier)
+        return bad(fmt::format("function '{}' is not an OpenCL C identifier", function));
+    if (answer.kernel_file >= kernel_files_.size())
+        return bad(fmt::format("kernel_file {}, but the plugin has {}", answer.kernel_file, kernel_files_.size()));
+    if (answer.block_width != answer.block_height || (answer.block_width != 1 && answer.block_width != 2))
+        return bad(fmt::format("a block of {}x{}, not 1x1 or 2x2", answer.block_width, answer.block_height));
+    return PointwiseFunction{function, answer.kernel_file, answer.block_width};
 }
 
 Result<std::vector<uint8_t>> Plugin::paramBlock(const framecl_format& in, const ResolvedParams& params) const
@@ -612,16 +651,27 @@ PluginPrograms::build(std::shared_ptr<const PluginRegistry> registry, const gpu:
     auto logger = log::get("pipeline");
     auto programs = std::make_shared<PluginPrograms>();
     size_t from_cache = 0, from_source = 0;
+    auto prelude = readKernelFile(kernel_dirs, kernel_prelude_file);
+    auto fusion = readKernelFile(kernel_dirs, kernel_fusion_file);
+    if (!prelude)
+        programs->fusion_prelude_ = tl::unexpected(prelude.error());
+    else if (!fusion)
+        programs->fusion_prelude_ = tl::unexpected(fusion.error());
+    else
+        programs->fusion_prelude_ = *prelude + *fusion;
     for (const Plugin* plugin : registry->plugins()) {
         std::vector<cl::Program> built;
-        std::optional<std::string> problem;
+        std::vector<std::string> texts;
+        std::optional<std::string> problem = prelude ? std::nullopt : std::optional(prelude.error().message);
         for (const std::string& file : plugin->kernelFiles()) {
-            auto source = readKernelSource(kernel_dirs, file);
-            if (!source) {
-                problem = source.error().message;
+            if (problem)
+                break;
+            auto text = readKernelFile(kernel_dirs, file);
+            if (!text) {
+                problem = text.error().message;
                 break;
             }
-            auto program = cache.build(gpu.context()(), gpu.device(), gpu.capabilities(), *source,
+            auto program = cache.build(gpu.context()(), gpu.device(), gpu.capabilities(), *prelude + *text,
                                        file, plugin->buildOptions());
             if (!program) {
                 problem = program.error().message;
@@ -629,6 +679,7 @@ PluginPrograms::build(std::shared_ptr<const PluginRegistry> registry, const gpu:
             }
             ++(program->origin == gpu::BuiltProgram::Origin::CacheHit ? from_cache : from_source);
             built.push_back(std::move(program->program));
+            texts.push_back(std::move(*text));
         }
         if (problem) {
             programs->problems_.push_back(
@@ -637,7 +688,12 @@ PluginPrograms::build(std::shared_ptr<const PluginRegistry> registry, const gpu:
             continue;
         }
         programs->programs_.emplace(plugin, std::move(built));
+        programs->texts_.emplace(plugin, std::move(texts));
     }
+    programs->context_ = gpu.context();
+    programs->device_ = gpu.device();
+    programs->capabilities_ = gpu.capabilities();
+    programs->cache_dir_ = cache.dir();
     logger->info(
         "programs: {} ready ({} from the cache, {} built from source); {} plugin{} not usable",
         from_cache + from_source, from_cache, from_source, programs->problems_.size(),
@@ -652,6 +708,39 @@ cl_program PluginPrograms::program(const Plugin& plugin, uint32_t kernel_file) c
     if (found == programs_.end() || kernel_file >= found->second.size())
         return nullptr;
     return found->second[kernel_file]();
+}
+
+const std::string* PluginPrograms::kernelText(const Plugin& plugin, uint32_t kernel_file) const
+{
+    const auto found = texts_.find(&plugin);
+    if (found == texts_.end() || kernel_file >= found->second.size())
+        return nullptr;
+    return &found->second[kernel_file];
+}
+
+Result<std::string> PluginPrograms::fusionPrelude() const
+{
+    return fusion_prelude_;
+}
+
+const FusedProgram& PluginPrograms::fused(const std::string& source, const std::string& kernel,
+                                          const std::string& options) const
+{
+    const std::lock_guard lock(fused_mutex_);
+    const std::string key = options + '\0' + source;
+    if (const auto found = fused_.find(key); found != fused_.end())
+        return found->second;
+    // Its own cache object: ProgramCache is for one thread, and this runs on the session
+    // preparer's. Entries are replaced atomically, so two objects may share the directory.
+    gpu::ProgramCache cache(cache_dir_);
+    FusedProgram& made = fused_[key];
+    made.kernel = kernel;
+    auto built = cache.build(context_(), device_, capabilities_, source, kernel, options);
+    if (built)
+        made.program = std::move(built->program);
+    else
+        made.error = built.error().message;
+    return made;
 }
 
 } // namespace framecl::pipeline

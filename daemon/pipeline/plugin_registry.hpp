@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +23,14 @@
 #include "pipeline/plugin_params.hpp"
 
 namespace framecl::pipeline {
+
+// A stage's answer to plugin.h's `pointwise`, checked: its function, in kernel file
+// `kernel_file`, takes blocks of `block` x `block` pixels (1 or 2).
+struct PointwiseFunction {
+    std::string function;
+    uint32_t kernel_file = 0;
+    uint32_t block = 1;
+};
 
 // One plugin: its descriptor's data in owned C++ and the calls into it.
 class Plugin {
@@ -71,6 +81,13 @@ public:
     // empty for a plugin without one; the plugin's message when it refuses the values.
     Result<std::vector<uint8_t>> paramBlock(const framecl_format& in, const ResolvedParams& params) const;
 
+    // Whether the stage is pointwise for `in` (which negotiate accepted) with `params`,
+    // and its function (plugin.h, ABI 6): none for a plugin without `pointwise` and for
+    // an answer of no; an error naming the plugin for an answer framecld cannot use (no
+    // kernel file of that index, a name that is not an identifier, a block other than
+    // 1x1 or 2x2), or the plugin's own message.
+    Result<std::optional<PointwiseFunction>> pointwise(const framecl_format& in, const ResolvedParams& params) const;
+
 private:
     struct KernelNames;
 
@@ -88,6 +105,7 @@ private:
     std::string build_options_;
     std::unique_ptr<KernelNames> kernel_names_;
     decltype(framecl_plugin::param_block) param_block_ = nullptr; // null before ABI 5
+    decltype(framecl_plugin::pointwise) pointwise_ = nullptr;     // null before ABI 6
 };
 
 // The plugins of one load of daemon.plugin_dirs. A SIGHUP loads a new registry; open
@@ -118,6 +136,13 @@ private:
     std::vector<std::string> problems_;
 };
 
+// A fused kernel (pipeline/fusion.hpp) as PluginPrograms built it, or why it did not build.
+struct FusedProgram {
+    cl::Program program; // null where it did not build
+    std::string kernel;
+    std::string error;
+};
+
 // The kernels of a registry's plugins, built for one device. A plugin whose kernel
 // file is missing or does not build is logged with the compiler's build log, recorded
 // in problems() and not usable; the others are.
@@ -125,6 +150,7 @@ class PluginPrograms {
 public:
     // Builds every kernel file of every plugin of `registry`, from the first of
     // `kernel_dirs` that holds it, with the plugin's build options, through `cache`.
+    // The files' text is kept for the fused kernels built later.
     static std::shared_ptr<const PluginPrograms>
     build(std::shared_ptr<const PluginRegistry> registry, const gpu::GpuContext& gpu,
           gpu::ProgramCache& cache, const std::vector<std::filesystem::path>& kernel_dirs);
@@ -137,10 +163,30 @@ public:
     // followed by the build log.
     const std::vector<std::string>& problems() const { return problems_; }
 
+    // The text of `plugin`'s kernel file `kernel_file` as built (after the prelude), or
+    // null when the plugin is not usable.
+    const std::string* kernelText(const Plugin& plugin, uint32_t kernel_file) const;
+    // The prelude and the fused kernels' loads and stores (kernels/fusion.cl), or an error
+    // saying which file was missing: then nothing is fused.
+    Result<std::string> fusionPrelude() const;
+    // Kernel `kernel` of `source`, built with `options` through the program cache, once per
+    // source and options for this object's life: later sessions get the same program, and
+    // a failure is not tried again. Any thread may call it.
+    const FusedProgram& fused(const std::string& source, const std::string& kernel, const std::string& options) const;
+
 private:
     std::shared_ptr<const PluginRegistry> registry_; // keeps alive the plugins keying programs_
     std::map<const Plugin*, std::vector<cl::Program>> programs_;
+    std::map<const Plugin*, std::vector<std::string>> texts_;
+    Result<std::string> fusion_prelude_ = std::string();
     std::vector<std::string> problems_;
+    // For the fused kernels, built at session open on the session preparer's thread.
+    cl::Context context_;
+    cl_device_id device_ = nullptr;
+    gpu::Capabilities capabilities_;
+    std::filesystem::path cache_dir_;
+    mutable std::mutex fused_mutex_;
+    mutable std::map<std::string, FusedProgram> fused_; // by options and source
 };
 
 // The descriptor of the built-in `copy` plugin (copy_plugin.cpp): any format framecld

@@ -13,6 +13,7 @@
 #include "gpu/cl_error.hpp"
 #include "gpu/vendor_extensions.hpp"
 #include "memory/intermediate_planner.hpp"
+#include "pipeline/fusion.hpp"
 #include "pipeline/plane_image.hpp"
 #include "pipeline/recorded_sequence.hpp"
 #include "pipeline/stage_plan.hpp"
@@ -91,6 +92,7 @@ struct Session::StageDispatch {
     framecl_dispatch dispatch;
     std::array<std::optional<uint32_t>, FRAMECL_MAX_ARGS> intermediates{};
     bool input_copy = false;
+    cl_program fused_program = nullptr; // a fused run's (pipeline/fusion.hpp), in place of the plugin's
 };
 
 Session::Session(const gpu::GpuContext& gpu, std::shared_ptr<const PipelineDefinition> pipeline, FrameShape input,
@@ -121,9 +123,11 @@ Result<std::unique_ptr<Session>> Session::open(const gpu::GpuContext& gpu,
     auto stages = negotiateFormats(*pipeline, input, options.stage_choices, options.max_frame_pixels);
     if (!stages)
         return tl::unexpected(stages.error());
+    std::vector<FusionNote> fusion = fuseStages(*pipeline, *stages);
     if (auto asked = askImageOutputs(*pipeline, *stages, options.max_frame_pixels); !asked)
         return tl::unexpected(asked.error());
     std::unique_ptr<Session> session(new Session(gpu, std::move(pipeline), input, stages->back().out, options));
+    session->fusion_ = std::move(fusion);
     auto dispatches = session->planDispatches(*stages);
     if (!dispatches)
         return tl::unexpected(dispatches.error());
@@ -167,14 +171,19 @@ Result<std::vector<std::vector<Session::StageDispatch>>> Session::planDispatches
         added.plane = plane;
         return uint32_t(intermediates_.size() - 1);
     };
+    // Each stage's output that the next stage reads: not those within a fused run, which
+    // never reach memory.
+    std::vector<std::optional<uint32_t>> stage_output(stages.size());
     for (size_t k = 0; k + 1 < stages.size(); ++k)
-        addIntermediate(stages[k].out, stages[k].out_image, 0);
+        if (stages[k].run_last == k)
+            stage_output[k] = addIntermediate(stages[k].out, stages[k].out_image, 0);
     std::vector<uint32_t> local_base; // index of stage k's first own intermediate
     for (const StagePlan& stage : stages) {
         local_base.push_back(uint32_t(intermediates_.size()));
-        const uint32_t images = boundIndices(stage.plan, FRAMECL_ARG_INTERMEDIATE_IMAGE);
-        for (uint32_t i = 0; i < stage.plan.intermediate_count; ++i)
-            addIntermediate(stage.plan.intermediates[i].format, images >> i & 1u, 0);
+        const framecl_plan& plan = stage.runs();
+        const uint32_t images = boundIndices(plan, FRAMECL_ARG_INTERMEDIATE_IMAGE);
+        for (uint32_t i = 0; i < plan.intermediate_count; ++i)
+            addIntermediate(plan.intermediates[i].format, images >> i & 1u, 0);
     }
 
     // Each stage's dispatches: a copy of each input plane it reads as an image that no
@@ -182,21 +191,23 @@ Result<std::vector<std::vector<Session::StageDispatch>>> Session::planDispatches
     const Plugin* copy_plugin = pipeline_->registry->find("copy");
     std::vector<std::vector<StageDispatch>> dispatches(stages.size());
     for (size_t k = 0; k < stages.size(); ++k) {
-        const bool last = k + 1 == stages.size();
+        const framecl_plan& plan = stages[k].runs();
+        // A fused run's dispatch writes the output of the run's last stage.
+        const std::optional<uint32_t> output = stage_output[stages[k].run_last];
         std::map<uint32_t, uint32_t> copied_planes; // plane -> intermediate
         // The intermediate an argument of stage k binds; none for the frame's own input
         // and output, and for an argument that is not a buffer.
         const auto intermediateOf = [&](const framecl_arg& arg) -> std::optional<uint32_t> {
             switch (arg.kind) {
             case FRAMECL_ARG_INPUT_PLANE:
-                return k == 0 ? std::nullopt : std::optional<uint32_t>(k - 1);
+                return k == 0 ? std::nullopt : stage_output[k - 1];
             case FRAMECL_ARG_INPUT_IMAGE:
                 if (const auto copied = copied_planes.find(arg.index); copied != copied_planes.end())
                     return copied->second;
-                return uint32_t(k - 1); // written as an image by stage k - 1
+                return stage_output[k - 1]; // written as an image by stage k - 1
             case FRAMECL_ARG_OUTPUT_PLANE:
             case FRAMECL_ARG_OUTPUT_IMAGE:
-                return last ? std::nullopt : std::optional<uint32_t>(k);
+                return output;
             case FRAMECL_ARG_INTERMEDIATE:
             case FRAMECL_ARG_INTERMEDIATE_IMAGE:
                 return local_base[k] + arg.index;
@@ -205,11 +216,12 @@ Result<std::vector<std::vector<Session::StageDispatch>>> Session::planDispatches
             }
         };
         const auto add = [&](const Plugin* plugin, const framecl_dispatch& dispatch, bool input_copy) {
-            StageDispatch& added = dispatches[k].emplace_back(StageDispatch{plugin, dispatch, {}, input_copy});
+            StageDispatch& added = dispatches[k].emplace_back(
+                StageDispatch{plugin, dispatch, {}, input_copy, input_copy ? nullptr : stages[k].fused_program});
             for (uint32_t a = 0; a < dispatch.arg_count; ++a)
                 added.intermediates[a] = intermediateOf(dispatch.args[a]);
         };
-        const uint32_t reads = boundIndices(stages[k].plan, FRAMECL_ARG_INPUT_IMAGE);
+        const uint32_t reads = boundIndices(plan, FRAMECL_ARG_INPUT_IMAGE);
         for (uint32_t p = 0; p < 32; ++p) {
             if (!(reads >> p & 1u) || (p == 0 && k > 0 && stages[k - 1].out_image))
                 continue;
@@ -220,8 +232,8 @@ Result<std::vector<std::vector<Session::StageDispatch>>> Session::planDispatches
             copied_planes[p] = addIntermediate(stages[k].in, true, p);
             add(copy_plugin, copyToImage(*planeImage(stages[k].in, p), p), true);
         }
-        for (uint32_t d = 0; d < stages[k].plan.dispatch_count; ++d)
-            add(pipeline_->stages[k].plugin, stages[k].plan.dispatches[d], false);
+        for (uint32_t d = 0; d < plan.dispatch_count; ++d)
+            add(pipeline_->stages[k].plugin, plan.dispatches[d], false);
     }
     return dispatches;
 }
@@ -261,11 +273,12 @@ Result<std::vector<framecl_frame_layout>> Session::sizeConstantsAndState(const s
 {
     std::vector<framecl_frame_layout> state_layouts;
     for (const StagePlan& stage : stages) {
-        for (uint32_t c = 0; c < stage.plan.constant_count; ++c)
-            fixed_bytes_ += stage.plan.constants[c].size;
+        const framecl_plan& plan = stage.runs();
+        for (uint32_t c = 0; c < plan.constant_count; ++c)
+            fixed_bytes_ += plan.constants[c].size;
         fixed_bytes_ += stage.param_block.size();
-        for (uint32_t i = 0; i < stage.plan.state_count; ++i) {
-            const framecl_format& format = stage.plan.states[i].format;
+        for (uint32_t i = 0; i < plan.state_count; ++i) {
+            const framecl_format& format = plan.states[i].format;
             fixed_bytes_ += framecl_packed_layout(format.fourcc, format.width, format.height,
                                                   &state_layouts.emplace_back());
         }
@@ -315,21 +328,24 @@ Result<void> Session::makeKernels(const std::vector<StagePlan>& stages,
                                   const std::vector<std::vector<StageDispatch>>& dispatches,
                                   const std::vector<framecl_frame_layout>& state_layouts)
 {
+    // Every block first: a fused run's dispatch binds those of the stages after its own.
+    std::vector<size_t> state_base, constant_base;
     for (size_t k = 0; k < stages.size(); ++k) {
-        const size_t state_base = states_.size();
-        const size_t constant_base = constants_.size();
-        if (auto made = makeStates(k, stages[k].plan, state_layouts); !made)
+        state_base.push_back(states_.size());
+        constant_base.push_back(constants_.size());
+        if (auto made = makeStates(k, stages[k].runs(), state_layouts); !made)
             return made;
-        if (auto made = makeConstants(k, stages[k].plan); !made)
+        if (auto made = makeConstants(k, stages[k].runs()); !made)
             return made;
         if (auto made = makeParamBlock(k, stages[k].param_block); !made)
             return made;
-        if (auto made = makeStatistics(k, stages[k].plan); !made)
+        if (auto made = makeStatistics(k, stages[k].runs()); !made)
             return made;
-        for (const StageDispatch& planned : dispatches[k])
-            if (auto added = addDispatch(k, planned, stages[k].choice, state_base, constant_base); !added)
-                return added;
     }
+    for (size_t k = 0; k < stages.size(); ++k)
+        for (const StageDispatch& planned : dispatches[k])
+            if (auto added = addDispatch(k, planned, stages[k].choice, state_base[k], constant_base[k]); !added)
+                return added;
     return {};
 }
 
@@ -452,14 +468,15 @@ Result<void> Session::addDispatch(size_t k, const StageDispatch& planned, const 
     const framecl_dispatch& plan = planned.dispatch;
     const uint32_t index = uint32_t(dispatches_.size());
     const std::string name = fmt::format("stage {} ({}): {}", k + 1, stage_names_[k], plan.kernel);
-    cl_program program = pipeline_->programs->program(*planned.plugin, plan.kernel_file);
+    cl_program program =
+        planned.fused_program ? planned.fused_program : pipeline_->programs->program(*planned.plugin, plan.kernel_file);
     if (!program)
         return fail(fmt::format("{}: the plugin's kernels did not build", name));
     cl_int err = CL_SUCCESS;
     cl::Kernel kernel(clCreateKernel(program, plan.kernel, &err));
     if (err != CL_SUCCESS)
         return fail(gpu::clFailure("clCreateKernel", err, name));
-    auto local_args = bindArguments(kernel, name, index, planned, state_base, constant_base, param_blocks_[k]);
+    auto local_args = bindArguments(kernel, name, index, planned, state_base, constant_base, k);
     if (!local_args)
         return tl::unexpected(local_args.error());
     // plugin.h: the global size is rounded up to the local size the plugin asks
@@ -481,7 +498,7 @@ Result<std::vector<std::pair<cl_uint, size_t>>> Session::bindArguments(const cl:
                                                                        const std::string& name, uint32_t index,
                                                                        const StageDispatch& planned,
                                                                        size_t state_base, size_t constant_base,
-                                                                       const cl::Buffer& param_block)
+                                                                       size_t k)
 {
     cl_uint arg_index = 0;
     std::vector<std::pair<cl_uint, size_t>> local_args;
@@ -527,7 +544,7 @@ Result<std::vector<std::pair<cl_uint, size_t>>> Session::bindArguments(const cl:
             break;
         }
         case FRAMECL_ARG_PARAMS: {
-            const cl_mem block = param_block();
+            const cl_mem block = param_blocks_.at(k + arg.index)();
             bound = setArg(kernel, name, arg_index++, sizeof block, &block);
             break;
         }

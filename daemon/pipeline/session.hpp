@@ -32,6 +32,7 @@
 #include "gpu/replay.hpp"
 #include "pipeline/dispatch_cost.hpp"
 #include "pipeline/frame_parameters.hpp"
+#include "pipeline/fusion_note.hpp"
 #include "pipeline/gpu_turns.hpp"
 #include "pipeline/pipeline_definition.hpp"
 #include "pipeline/tile_plan.hpp"
@@ -125,6 +126,9 @@ struct StageBudget {
     // Input planes copied into images each frame for the stage's image variant, where no
     // stage wrote them as images (Session::inputCopies).
     uint32_t image_copies = 0;
+    // Where the stage is fused (pipeline/fusion.hpp): "stages 3-5 as fused_ccm_tone_color";
+    // else why a stage that says it is pointwise is not; else empty.
+    std::string fusion;
 };
 
 // One dispatch or tile of a completed frame, for a trace.
@@ -195,6 +199,8 @@ public:
     const FrameShape& input() const { return input_; }
     const FrameShape& output() const { return output_; }
     const std::vector<std::string>& stageNames() const { return stage_names_; }
+    // What fusion did with the session's stages (pipeline/fusion.hpp), run by run.
+    const std::vector<FusionNote>& fusion() const { return fusion_; }
     gpu::RecordingMode recording() const { return recording_; }
     // Intermediates placed in on-chip memory, and the bytes they use there.
     size_t onchipIntermediates() const { return onchip_count_; }
@@ -374,9 +380,9 @@ private:
     // Creates the intermediates that are images, once: they are never shared or placed
     // on-chip. Checks max_device_bytes first, with the constants.
     Result<void> makeImages();
-    // Creates each stage's state and constants, then the kernels of its dispatches, with
-    // every argument that no frame changes bound but the intermediates, bound where they
-    // are placed (placeIntermediates).
+    // Creates each stage's state, constants and parameter block, then the kernels of the
+    // dispatches, with every argument that no frame changes bound but the intermediates,
+    // bound where they are placed (placeIntermediates).
     Result<void> makeKernels(const std::vector<StagePlan>& stages,
                              const std::vector<std::vector<StageDispatch>>& dispatches,
                              const std::vector<framecl_frame_layout>& state_layouts);
@@ -422,11 +428,11 @@ private:
                              size_t constant_base);
     // Binds the arguments of session dispatch `index` that no frame changes, and notes
     // those the frame's buffers and the intermediates fill; returns its local-memory
-    // arguments (index, bytes). `param_block` is the stage's (plugin.h, param_block).
+    // arguments (index, bytes). A FRAMECL_ARG_PARAMS argument binds the parameter block of
+    // stage k + its index (0 but in a fused run's dispatch, pipeline/fusion.hpp).
     Result<std::vector<std::pair<cl_uint, size_t>>> bindArguments(const cl::Kernel& kernel, const std::string& name,
                                                                   uint32_t index, const StageDispatch& planned,
-                                                                  size_t state_base, size_t constant_base,
-                                                                  const cl::Buffer& param_block);
+                                                                  size_t state_base, size_t constant_base, size_t k);
     // Seeds every prediction by calibrateCost on scratch frames (session_budget.cpp).
     Result<void> calibrate(const std::atomic<bool>* cancelled, GpuTurns* turns);
     // Allocates the buffer intermediates where `placement` puts them, in place of any
@@ -477,6 +483,7 @@ private:
     std::vector<cl::Buffer> intermediate_buffers_; // device buffers and on-chip views
     std::map<uint32_t, cl::Image2D> images_;      // by intermediate
     uint64_t image_bytes_ = 0;
+    std::vector<FusionNote> fusion_;
     uint64_t fixed_bytes_ = 0; // the plans' constants and state, allocated at open
     std::vector<State> states_; // every stage's, in stage order
     bool state_reset_pending_ = false; // resetState(): zeroed before the next frame

@@ -291,7 +291,7 @@ std::vector<StageBudget> Session::budgetStats() const
     for (size_t k = 0; k < stage_names_.size(); ++k) {
         const StageCounters& counters = stage_counters_[k];
         stats.push_back({stage_names_[k], 0, counters.dispatches_run, counters.overruns, counters.untileable,
-                         counters.longest_ns, counters.estimated, 0, 0});
+                         counters.longest_ns, counters.estimated, 0, 0, 0, {}});
     }
     for (auto planned = dispatches_.rbegin(); planned != dispatches_.rend(); ++planned) {
         // Backwards, so that the stage's first dispatch gives the prediction.
@@ -300,6 +300,10 @@ std::vector<StageBudget> Session::budgetStats() const
         stats[planned->stage].fixed_ns = planned->cost.fixed_ns;
         stats[planned->stage].image_copies += planned->input_copy;
     }
+    for (const FusionNote& note : fusion_)
+        for (uint32_t k = note.first; k <= note.last; ++k)
+            stats[k].fusion = note.fused ? fmt::format("stages {}-{} as {}", note.first + 1, note.last + 1, note.what)
+                                         : fmt::format("not fused: {}", note.what);
     return stats;
 }
 

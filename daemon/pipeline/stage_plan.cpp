@@ -70,6 +70,7 @@ Result<std::vector<StagePlan>> negotiateFormats(const PipelineDefinition& pipeli
         stage.out = *out;
         stage.plan = *plan;
         stage.param_block = std::move(*block);
+        stage.run_first = stage.run_last = uint32_t(k);
         stages.push_back(std::move(stage));
         in = *out;
     }
@@ -80,6 +81,8 @@ Result<void> askImageOutputs(const PipelineDefinition& pipeline, std::vector<Sta
                              uint64_t max_frame_pixels)
 {
     for (size_t k = stages.size(); k-- > 1;) {
+        if (stages[k].fused() || stages[k - 1].fused())
+            continue;
         const framecl_plan& reader = stages[k].plan;
         const uint32_t reads = boundIndices(reader, FRAMECL_ARG_INPUT_IMAGE);
         if (framecl_format_planes(stages[k].in.fourcc) != 1 || !(reads & 1u) ||
@@ -95,6 +98,14 @@ Result<void> askImageOutputs(const PipelineDefinition& pipeline, std::vector<Sta
         }
     }
     return {};
+}
+
+const framecl_plan& StagePlan::runs() const
+{
+    static const framecl_plan nothing{};
+    if (!fused())
+        return plan;
+    return fused_plan ? *fused_plan : nothing;
 }
 
 uint32_t boundIndices(const framecl_plan& plan, framecl_arg_kind kind)

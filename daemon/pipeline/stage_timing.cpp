@@ -44,6 +44,19 @@ std::shared_ptr<const PipelineDefinition> singleStage(const PipelineDefinition& 
     return single;
 }
 
+std::shared_ptr<const PipelineDefinition> unfused(const PipelineDefinition& pipeline)
+{
+    auto copy = std::make_shared<PipelineDefinition>();
+    copy->name = pipeline.name;
+    for (const StageDefinition& stage : pipeline.stages)
+        copy->stages.push_back({stage.plugin, stage.params.copy(), stage.label, stage.where});
+    copy->registry = pipeline.registry;
+    copy->programs = pipeline.programs;
+    copy->where = pipeline.where;
+    copy->fuse = false;
+    return copy;
+}
+
 Result<StageTimer> StageTimer::open(const gpu::GpuContext& gpu, std::shared_ptr<const PipelineDefinition> stage,
                                     const FrameShape& input, uint64_t kernel_budget_ns, GpuTurns* turns)
 {

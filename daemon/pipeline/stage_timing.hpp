@@ -21,6 +21,10 @@ namespace framecl::pipeline {
 // programs (the stage's parameters copied).
 std::shared_ptr<const PipelineDefinition> singleStage(const PipelineDefinition& pipeline, size_t stage);
 
+// `pipeline` with its stages never fused (pipeline/fusion.hpp), sharing the plugins and
+// programs (the parameters copied): what fusion is measured against.
+std::shared_ptr<const PipelineDefinition> unfused(const PipelineDefinition& pipeline);
+
 // The times of a stage's timed runs, in nanoseconds, one per run.
 struct StageTimes {
     std::vector<uint64_t> gpu_ns;  // from the dispatches' profiling events, added up

@@ -25,9 +25,9 @@ extern "C" {
 
 /* Bumped on any change to the structs below. The daemon loads this version and the
  * older ones down to FRAMECL_PLUGIN_ABI_OLDEST, whose descriptors are this one's first
- * fields (5 added param_block, FRAMECL_ARG_PARAMS and FRAMECL_ARG_STATISTICS), and
- * refuses any other. */
-#define FRAMECL_PLUGIN_ABI_VERSION 5
+ * fields (5 added param_block, FRAMECL_ARG_PARAMS and FRAMECL_ARG_STATISTICS; 6 added
+ * pointwise), and refuses any other. */
+#define FRAMECL_PLUGIN_ABI_VERSION 6
 #define FRAMECL_PLUGIN_ABI_OLDEST 4
 
 /* The one symbol a plugin exports. */
@@ -196,6 +196,37 @@ struct framecl_plan {
     struct framecl_state states[FRAMECL_MAX_STATES];
 };
 
+/* ---- Pointwise stages (ABI 6) ------------------------------------------------------ */
+
+/* A stage whose every output pixel is a function of the input pixel at the same place
+ * alone (or of the pixels of one 2x2 block alone) may say so, with that function as
+ * OpenCL C in one of its kernel files. The daemon may then fuse it with the stages next
+ * to it that say so too: one kernel, built by the daemon, loads each pixel once, applies
+ * the stages' functions in turn and stores the last one's output, and nothing goes to
+ * memory in between (docs/plugin-guide.md, "Fusable stages"). The stage's own plan runs
+ * wherever it is not fused, and must give the same bytes.
+ *
+ * The function's signature is fixed:
+ *
+ *     void name(__private uint4* pixels, uint x, uint y, __global const uchar* params)
+ *
+ * `pixels` holds block_width x block_height pixels, row by row, of the stage's input,
+ * and the function replaces them with its output's; (x, y) is the block's top-left pixel
+ * in the frame; `params` is the stage's parameter block (param_block; NULL where it has
+ * none). A pixel is a uint4 of its channels' codes, each in its format's range:
+ *   R8, R16                   (value, 0, 0, 0)
+ *   ABGR8888, ABGR16161616    (R, G, B, A)
+ *   NV12                      (Y, Cb, Cr, 0), Cb and Cr those of the pixel's 2x2 block;
+ *                             an NV12 output takes them from the block's first pixel.
+ * An output value outside its format's range is cut to the format's bits as C's
+ * conversion to the unsigned type does. Other formats are not fused. */
+struct framecl_pointwise {
+    const char* function;  /* NULL: the stage is not pointwise for this input and these parameters */
+    uint32_t kernel_file;  /* index into the descriptor's kernel_files */
+    uint32_t block_width;  /* 1 or 2, with block_height the same */
+    uint32_t block_height;
+};
+
 /* ---- The descriptor ---------------------------------------------------------------- */
 
 struct framecl_plugin {
@@ -236,6 +267,16 @@ struct framecl_plugin {
      * plan the same for any values of what the block holds, and the block the same size. */
     int (*param_block)(const struct framecl_format* in, const struct framecl_param_value* params,
                        uint8_t* block, uint32_t block_size, uint32_t* used, char* error, size_t error_size);
+
+    /* ABI 6; may be NULL (never pointwise). Whether the stage is pointwise for `in` (a
+     * format negotiate accepted) with `params`, and its function: fills `pointwise`
+     * (which arrives zeroed; leave `function` NULL for no) and returns 0, or non-zero
+     * with a message in `error`. The answer may depend on the parameters (a filter
+     * pointwise in one mode and not in another) but not on what the parameter block
+     * holds: the stage's plan and its pointwise answer stay the same while a frame's
+     * parameters change the block. */
+    int (*pointwise)(const struct framecl_format* in, const struct framecl_param_value* params,
+                     struct framecl_pointwise* pointwise, char* error, size_t error_size);
 };
 
 typedef const struct framecl_plugin* (*framecl_plugin_entry)(void);

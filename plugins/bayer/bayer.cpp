@@ -210,6 +210,7 @@ const framecl_plugin descriptor = {
     .negotiate = negotiate,
     .plan = plan,
     .param_block = paramBlock,
+    .pointwise = nullptr,
 };
 
 } // namespace

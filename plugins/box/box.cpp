@@ -345,6 +345,7 @@ const framecl_plugin descriptor = {
     .negotiate = negotiate,
     .plan = plan,
     .param_block = nullptr,
+    .pointwise = nullptr,
 };
 
 } // namespace

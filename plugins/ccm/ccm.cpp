@@ -1,5 +1,6 @@
 // The `ccm` plugin: a 3x3 colour-correction matrix with offsets on linear RGB in
-// ABGR16161616, as docs/filters.md specifies it; the kernel is in kernels/ccm.cl.
+// ABGR16161616, as docs/filters.md specifies it; the kernel and the pointwise function
+// (plugin.h, "Pointwise stages") are in kernels/ccm.cl.
 // The matrix and offsets are turned here, in double, into integers in units of 2^-12,
 // so that the kernel's sums are exact and the CPU reference gets the same bytes; they
 // travel in the stage's parameter block, where a camera's control loop can change them
@@ -100,6 +101,13 @@ int paramBlock(const framecl_format*, const framecl_param_value* values, uint8_t
     return appendToBlock(block, block_size, used, words, 12) ? 0 : 1;
 }
 
+// Every output pixel is a function of its input pixel alone, whatever the parameters.
+int pointwise(const framecl_format*, const framecl_param_value*, framecl_pointwise* pointwise, char*, size_t)
+{
+    *pointwise = {.function = "ccm_pointwise", .kernel_file = 0, .block_width = 1, .block_height = 1};
+    return 0;
+}
+
 const framecl_plugin descriptor = {
     .abi_version = FRAMECL_PLUGIN_ABI_VERSION,
     .name = "ccm",
@@ -113,6 +121,7 @@ const framecl_plugin descriptor = {
     .negotiate = negotiate,
     .plan = plan,
     .param_block = paramBlock,
+    .pointwise = pointwise,
 };
 
 } // namespace

@@ -1,5 +1,6 @@
 // The `color` plugin: colour conversions, as docs/filters.md specifies them; the
-// kernels are in kernels/color.cl. The worked example of docs/plugin-guide.md.
+// kernels and the pointwise functions (plugin.h, "Pointwise stages") are in
+// kernels/color.cl. The worked example of docs/plugin-guide.md.
 //
 // A stage chooses its conversion with `op`:
 //   abgr_to_y     ABGR8888 -> R8, BT.601 luma
@@ -11,6 +12,11 @@
 //   block2x2    one 2x2 block, which shares one Cb, Cr pair (the first kernel)
 //   block8x2    8x2 pixels, with aligned 8- and 16-byte loads and stores
 //   block16x2   16x2 pixels, with aligned 16-byte loads and stores
+//
+// The constants nv12_to_abgr and abgr_to_nv12 fold from `matrix` and `range` travel in
+// the stage's parameter block, not as kernel arguments, so that the pointwise functions
+// (which receive only the block) read the very numbers the kernels do.
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -26,6 +32,9 @@ using namespace framecl_plugins;
 // The values of `op`, in the order of the Op enum.
 const char* const ops[] = {"abgr_to_y", "nv12_to_y", "nv12_to_abgr", "abgr_to_nv12", nullptr};
 enum Op { abgr_to_y, nv12_to_y, nv12_to_abgr, abgr_to_nv12 };
+// Each op's pointwise function in kernels/color.cl, in the same order.
+const char* const pointwise_functions[] = {"abgr_to_y_pointwise", "nv12_to_y_pointwise", "nv12_to_abgr_pointwise",
+                                           "abgr_to_nv12_pointwise"};
 
 // The values of `matrix` and `range`, in the order of their enums.
 const char* const matrices[] = {"bt601", "bt709", nullptr};
@@ -130,14 +139,6 @@ int negotiate(const framecl_format* in, const framecl_param_value* values, frame
     return 1;
 }
 
-framecl_arg floatArg(double value)
-{
-    framecl_arg arg{};
-    arg.kind = FRAMECL_ARG_FLOAT;
-    arg.float_value = float(value);
-    return arg;
-}
-
 // abgr_to_y(src, src_offset, src_stride, dst, dst_offset, dst_stride, width, height):
 // one work item per pixel. Each row is independent, so the daemon may split the
 // dispatch into bands of rows to bound its GPU time.
@@ -198,17 +199,15 @@ Variant variantOf(const framecl_param_value* values)
     return variant == variant_auto ? block8x2 : variant;
 }
 
-// nv12_to_abgr(y plane, uv plane, dst, width, height, y_offset, y_scale, r_cr, g_cb,
-// g_cr, b_cb): one work item per 2x2 block, which shares one Cb, Cr pair, or per
-// N/2 such blocks side by side (nv12_to_abgr_block<N>, variant block<N>x2). The
-// conversion of docs/filters.md is folded here, in double, into one affine map per
-// channel, so the kernel does four multiply-adds per pixel:
+// nv12_to_abgr's constants: the conversion of docs/filters.md folded here, in double,
+// into one affine map per channel, so the kernel does four multiply-adds per pixel:
 //   Y' = (Y - y_offset) * y_scale
 //   R = Y' + r_cr * (Cr - 128)
 //   G = Y' - g_cb * (Cb - 128) - g_cr * (Cr - 128)
 //   B = Y' + b_cb * (Cb - 128)
 // with the chroma scale (255/224 for limited range) inside the four coefficients.
-void planNv12ToAbgr(const framecl_format* in, const framecl_param_value* values, framecl_plan* plan)
+// Returned as the parameter block holds them: y_offset, y_scale, r_cr, g_cb, g_cr, b_cb.
+std::array<float, 6> nv12ToAbgrMap(const framecl_param_value* values)
 {
     const bool bt709_matrix = enumIndex(values[param_matrix], matrices) == bt709;
     const bool full_range = enumIndex(values[param_range], ranges) == full;
@@ -220,7 +219,15 @@ void planNv12ToAbgr(const framecl_format* in, const framecl_param_value* values,
     const double c_scale = full_range ? 1.0 : 255.0 / 224.0;
     const double r_cr = 2.0 * (1.0 - kr) * c_scale;
     const double b_cb = 2.0 * (1.0 - kb) * c_scale;
+    return {float(y_offset), float(y_scale), float(r_cr), float(kb * b_cb / kg), float(kr * r_cr / kg), float(b_cb)};
+}
 
+// nv12_to_abgr(y plane, uv plane, dst, width, height, params): one work item per 2x2
+// block, which shares one Cb, Cr pair, or per N/2 such blocks side by side
+// (nv12_to_abgr_block<N>, variant block<N>x2); the constants are the parameter block's
+// (nv12ToAbgrMap).
+void planNv12ToAbgr(const framecl_format* in, const framecl_param_value* values, framecl_plan* plan)
+{
     // 2x2 blocks per work item along a row.
     uint32_t blocks = 1;
     framecl_dispatch& dispatch = plan->dispatches[0];
@@ -248,22 +255,18 @@ void planNv12ToAbgr(const framecl_format* in, const framecl_param_value* values,
     dispatch.args[2] = planeArg(FRAMECL_ARG_OUTPUT_PLANE, 0);
     dispatch.args[3] = uintArg(in->width);
     dispatch.args[4] = uintArg(in->height);
-    dispatch.args[5] = floatArg(y_offset);
-    dispatch.args[6] = floatArg(y_scale);
-    dispatch.args[7] = floatArg(r_cr);
-    dispatch.args[8] = floatArg(kb * b_cb / kg);
-    dispatch.args[9] = floatArg(kr * r_cr / kg);
-    dispatch.args[10] = floatArg(b_cb);
-    dispatch.arg_count = 11;
+    dispatch.args[5] = paramsArg();
+    dispatch.arg_count = 6;
     plan->dispatch_count = 1;
 }
 
-// abgr_to_nv12(src plane, y plane, uv plane, width, height, y_r, y_g, y_b, y_offset, u_r,
-// u_g, u_b, v_r, v_g, v_b): one work item per 2x2 block. The matrix and range of
-// docs/filters.md are folded here, in double, into integer weights in units of 2^-16:
-// Y's of R, G, B with the range's scale, and Cb's and Cr's with the chroma scale
-// (224/255 for limited range), Cb = (B - Y) / (2 (1 - Kb)), Cr = (R - Y) / (2 (1 - Kr)).
-void planAbgrToNv12(const framecl_format* in, const framecl_param_value* values, framecl_plan* plan)
+// abgr_to_nv12's constants: the matrix and range of docs/filters.md folded here, in
+// double, into integer weights in units of 2^-16: Y's of R, G, B with the range's scale,
+// and Cb's and Cr's with the chroma scale (224/255 for limited range),
+// Cb = (B - Y) / (2 (1 - Kb)), Cr = (R - Y) / (2 (1 - Kr)). Returned as the parameter
+// block holds them: y_r, y_g, y_b, y_offset (a code: 16 or 0), u_r, u_g, u_b, v_r, v_g,
+// v_b.
+std::array<int32_t, 10> abgrToNv12Weights(const framecl_param_value* values)
 {
     const bool bt709_matrix = enumIndex(values[param_matrix], matrices) == bt709;
     const bool full_range = enumIndex(values[param_range], ranges) == full;
@@ -272,12 +275,23 @@ void planAbgrToNv12(const framecl_format* in, const framecl_param_value* values,
     const double kg = 1.0 - kr - kb;
     const double y_scale = full_range ? 1.0 : 219.0 / 255.0;
     const double c_scale = full_range ? 1.0 : 224.0 / 255.0;
-    const auto weight = [](double w) {
-        framecl_arg arg{};
-        arg.kind = FRAMECL_ARG_INT;
-        arg.int_value = int32_t(std::lround(w * 65536.0));
-        return arg;
-    };
+    const auto weight = [](double w) { return int32_t(std::lround(w * 65536.0)); };
+    return {weight(kr * y_scale),
+            weight(kg * y_scale),
+            weight(kb * y_scale),
+            full_range ? 0 : 16,
+            weight(-kr / (2 * (1 - kb)) * c_scale),
+            weight(-kg / (2 * (1 - kb)) * c_scale),
+            weight(0.5 * c_scale),
+            weight(0.5 * c_scale),
+            weight(-kg / (2 * (1 - kr)) * c_scale),
+            weight(-kb / (2 * (1 - kr)) * c_scale)};
+}
+
+// abgr_to_nv12(src plane, y plane, uv plane, width, height, params): one work item per
+// 2x2 block; the weights are the parameter block's (abgrToNv12Weights).
+void planAbgrToNv12(const framecl_format* in, framecl_plan* plan)
+{
     framecl_dispatch& dispatch = plan->dispatches[0];
     dispatch.kernel = "abgr_to_nv12";
     dispatch.kernel_file = 0;
@@ -290,17 +304,8 @@ void planAbgrToNv12(const framecl_format* in, const framecl_param_value* values,
     dispatch.args[2] = planeArg(FRAMECL_ARG_OUTPUT_PLANE, 1);
     dispatch.args[3] = uintArg(in->width);
     dispatch.args[4] = uintArg(in->height);
-    dispatch.args[5] = weight(kr * y_scale);
-    dispatch.args[6] = weight(kg * y_scale);
-    dispatch.args[7] = weight(kb * y_scale);
-    dispatch.args[8] = framecl_arg{FRAMECL_ARG_INT, 0, 0, full_range ? 0 : 16, 0, 0};
-    dispatch.args[9] = weight(-kr / (2 * (1 - kb)) * c_scale);
-    dispatch.args[10] = weight(-kg / (2 * (1 - kb)) * c_scale);
-    dispatch.args[11] = weight(0.5 * c_scale);
-    dispatch.args[12] = weight(0.5 * c_scale);
-    dispatch.args[13] = weight(-kg / (2 * (1 - kr)) * c_scale);
-    dispatch.args[14] = weight(-kb / (2 * (1 - kr)) * c_scale);
-    dispatch.arg_count = 15;
+    dispatch.args[5] = paramsArg();
+    dispatch.arg_count = 6;
     plan->dispatch_count = 1;
 }
 
@@ -319,11 +324,48 @@ int plan(const framecl_format* in, const framecl_param_value* values, const fram
         planNv12ToAbgr(in, values, plan);
         return 0;
     case abgr_to_nv12:
-        planAbgrToNv12(in, values, plan);
+        planAbgrToNv12(in, plan);
         return 0;
     }
     std::snprintf(error, error_size, "unknown op");
     return 1;
+}
+
+// The parameter block: nv12_to_abgr's six floats (24 bytes), abgr_to_nv12's ten ints (40
+// bytes), in the orders nv12ToAbgrMap and abgrToNv12Weights give; the luma ops have no
+// constants and bind no block, but the daemon takes no empty one, so theirs is one zero
+// uint (4 bytes). Each op's block keeps its size whatever `matrix` and `range` say.
+int paramBlock(const framecl_format*, const framecl_param_value* values, uint8_t* block, uint32_t block_size,
+               uint32_t* used, char* error, size_t error_size)
+{
+    *used = 0;
+    switch (opOf(values)) {
+    case abgr_to_y:
+    case nv12_to_y: {
+        const uint32_t none = 0;
+        return appendToBlock(block, block_size, used, &none, 1) ? 0 : 1;
+    }
+    case nv12_to_abgr: {
+        const auto map = nv12ToAbgrMap(values);
+        return appendToBlock(block, block_size, used, map.data(), uint32_t(map.size())) ? 0 : 1;
+    }
+    case abgr_to_nv12: {
+        const auto weights = abgrToNv12Weights(values);
+        return appendToBlock(block, block_size, used, weights.data(), uint32_t(weights.size())) ? 0 : 1;
+    }
+    }
+    std::snprintf(error, error_size, "unknown op");
+    return 1;
+}
+
+// Every op is pointwise, whatever the variant: abgr_to_nv12 over 2x2 blocks (their pixels
+// share one Cb, Cr pair), the others pixel by pixel.
+int pointwise(const framecl_format*, const framecl_param_value* values, framecl_pointwise* pointwise, char*, size_t)
+{
+    const Op op = opOf(values);
+    const uint32_t side = op == abgr_to_nv12 ? 2 : 1;
+    *pointwise = {.function = pointwise_functions[op], .kernel_file = 0, .block_width = side, .block_height = side};
+    return 0;
 }
 
 const framecl_plugin descriptor = {
@@ -338,7 +380,8 @@ const framecl_plugin descriptor = {
     .build_options = nullptr,
     .negotiate = negotiate,
     .plan = plan,
-    .param_block = nullptr,
+    .param_block = paramBlock,
+    .pointwise = pointwise,
 };
 
 } // namespace

@@ -1,9 +1,9 @@
 // The `tone` plugin: a tone curve from linear RGB in ABGR16161616 to ABGR8888, as
-// docs/filters.md specifies it; the kernel is in kernels/tone.cl. The curve is a
-// table of up to 4096 points, interpolated linearly in integers: the sRGB transfer
-// function sampled here, in double, or the stage's own `lut`. The table travels in the
-// stage's parameter block, where a camera's control loop can change it without the
-// session's recording being made anew.
+// docs/filters.md specifies it; the kernel and the pointwise function (plugin.h,
+// "Pointwise stages") are in kernels/tone.cl. The curve is a table of up to 4096 points,
+// interpolated linearly in integers: the sRGB transfer function sampled here, in double,
+// or the stage's own `lut`. The table travels in the stage's parameter block, where a
+// camera's control loop can change it without the session's recording being made anew.
 #include <cmath>
 #include <cstdio>
 
@@ -111,6 +111,13 @@ int paramBlock(const framecl_format*, const framecl_param_value* values, uint8_t
                : 1;
 }
 
+// Every output pixel is a function of its input pixel alone, whatever the curve.
+int pointwise(const framecl_format*, const framecl_param_value*, framecl_pointwise* pointwise, char*, size_t)
+{
+    *pointwise = {.function = "tone_pointwise", .kernel_file = 0, .block_width = 1, .block_height = 1};
+    return 0;
+}
+
 const framecl_plugin descriptor = {
     .abi_version = FRAMECL_PLUGIN_ABI_VERSION,
     .name = "tone",
@@ -124,6 +131,7 @@ const framecl_plugin descriptor = {
     .negotiate = negotiate,
     .plan = plan,
     .param_block = paramBlock,
+    .pointwise = pointwise,
 };
 
 } // namespace

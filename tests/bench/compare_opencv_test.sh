@@ -22,10 +22,12 @@ trap 'rm -rf "$work"' EXIT
 # The RAW stages and the camera ISP pipeline they chain into, at a width packed RAW10
 # allows (a multiple of 4): the pipeline's NV12 and statistics are checked exactly
 # against the CPU reference chain (clients/bench/isp_reference.py), OpenCV's chain against
-# the same with bilinear demosaicing.
+# the same with bilinear demosaicing; the pipeline runs unfused and fused, and both are checked.
 "$bench" --sizes 132x66 --runs 1 --warmup 0 --no-extra-sizes --filters bayer,demosaic,ccm,tone,color \
     --plugin-dir "$FRAMECL_PLUGIN_DIR" --kernel-dir "$FRAMECL_SOURCE_ROOT/kernels" --cache-dir "$work/cache" \
     --dump "$work/isp" --json "$work/isp.json" --markdown "$work/isp.md"
 "$python" "$script" "$work/isp.json" --check-only | tee "$work/isp-check.md"
-grep -q "camera ISP SRGGB10P to NV12, statistics | SRGGB10P 132x66 .* framecl's NV12 equals the CPU reference, its statistics equal it" \
-    "$work/isp-check.md"
+for run in unfused fused; do
+    grep -q "camera ISP SRGGB10P to NV12, statistics ($run defaults) | SRGGB10P 132x66 .* framecl's NV12 equals the CPU reference, its statistics equal it" \
+        "$work/isp-check.md"
+done

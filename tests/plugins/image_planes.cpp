@@ -67,6 +67,7 @@ const framecl_plugin descriptor = {
     .negotiate = negotiate,
     .plan = plan,
     .param_block = nullptr,
+    .pointwise = nullptr,
 };
 
 } // namespace

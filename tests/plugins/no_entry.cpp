@@ -18,6 +18,7 @@ const framecl_plugin descriptor = {
     .negotiate = nullptr,
     .plan = nullptr,
     .param_block = nullptr,
+    .pointwise = nullptr,
 };
 
 } // namespace

@@ -91,6 +91,7 @@ const framecl_plugin descriptor = {
     .negotiate = negotiate,
     .plan = plan,
     .param_block = paramBlock,
+    .pointwise = nullptr,
 };
 
 } // namespace

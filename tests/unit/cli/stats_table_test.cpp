@@ -28,7 +28,7 @@ const json full = json::parse(R"json({
                    "stages": [{"stage": "sobel", "tiles": 4, "longest_dispatch_ms": 3.2,
                                "overruns": 5, "estimated": false, "image_copies": 7},
                               {"stage": "luma", "tiles": 1, "longest_dispatch_ms": 0.8,
-                               "overruns": 0, "estimated": true}]}]}
+                               "overruns": 0, "estimated": true, "fusion": "stages 2-3 as fused_color_copy"}]}]}
   ],
   "released_on_disconnect": {"clients": 1, "buffers": 4, "sessions": 1}
 })json");
@@ -77,6 +77,13 @@ TEST_CASE("a stage's row gives its tiles, longest dispatch, overruns and image c
     CHECK(contains(lineWith(text, "sobel"), "5             7"));
     CHECK_FALSE(contains(lineWith(text, "sobel"), "estimated"));
     CHECK(contains(lineWith(text, "luma"), "0.800 (estimated)"));
+}
+
+TEST_CASE("a fused stage's row says which stages run as which kernel")
+{
+    const std::string text = statsTable(full);
+    CHECK(contains(lineWith(text, "luma"), "stages 2-3 as fused_color_copy"));
+    CHECK_FALSE(contains(lineWith(text, "sobel"), "fused"));
 }
 
 TEST_CASE("fields framecld did not send, or sent as null, show as -")

@@ -27,6 +27,10 @@ name = "luma-offsets"
 stages = [ { plugin = "color", op = "abgr_to_y" }, { plugin = "offset", amount = 40 }, { plugin = "offset", amount = -25 } ]
 [[pipeline]]
 name = "copy-twice"
+fuse = false
+stages = [ { plugin = "copy" }, { plugin = "copy" } ]
+[[pipeline]]
+name = "copy-twice-fused"
 stages = [ { plugin = "copy" }, { plugin = "copy" } ]
 [[pipeline]]
 name = "image-planes"
@@ -258,6 +262,34 @@ TEST_CASE("without a recording, stage times come one per stage from the profilin
     const auto times = session->stageTimes(*frame);
     REQUIRE(times.size() == 2);
     CHECK(times[0].first == "copy");
+    out.readBack();
+    CHECK(out.bytes == in.bytes);
+}
+
+TEST_CASE("a fused run is one dispatch, timed, traced and reported as its first stage")
+{
+    uint64_t size = 0;
+    const auto layout = packed(DRM_FORMAT_NV12, 16, 4, size);
+    LaidOutBuffer in(*pocl().gpu, layout, size, 1), out(*pocl().gpu, layout, size, 0);
+    auto session =
+        openSession(pocl(), "copy-twice-fused", {DRM_FORMAT_NV12, 16, 4}, {gpu::RecordingMode::Off, true, {}, 0});
+    auto frame = session->enqueue({in.mem(), &in.layout}, {out.mem(), &out.layout});
+    REQUIRE(frame);
+    REQUIRE(pocl().gpu->queue().finish() == CL_SUCCESS);
+    CHECK(frame->events.size() == 1); // both planes, both stages
+    const auto times = session->stageTimes(*frame);
+    REQUIRE(times.size() == 2);
+    CHECK(times[0].second > 0);
+    CHECK(times[1].second == 0);
+    const auto slices = session->dispatchSlices(*frame);
+    REQUIRE(slices.size() == 1);
+    CHECK(slices[0].stage == 0);
+    CHECK(slices[0].name == "fused_copy_copy");
+    const auto budgets = session->budgetStats();
+    REQUIRE(budgets.size() == 2);
+    CHECK(budgets[0].fusion == "stages 1-2 as fused_copy_copy");
+    CHECK(budgets[1].fusion == "stages 1-2 as fused_copy_copy");
+    CHECK(budgets[1].tiles == 0);
     out.readBack();
     CHECK(out.bytes == in.bytes);
 }

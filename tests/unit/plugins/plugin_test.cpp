@@ -67,7 +67,17 @@ framecl_plugin goodDescriptor()
             nullptr,
             negotiateR8,
             planSpoiled,
+            nullptr,
             nullptr};
+}
+
+// The test's pointwise answer, set by each check.
+framecl_pointwise pointwise_answer{};
+
+int answerPointwise(const framecl_format*, const framecl_param_value*, framecl_pointwise* out, char*, size_t)
+{
+    *out = pointwise_answer;
+    return 0;
 }
 
 const framecl_format r8{DRM_FORMAT_R8, 64, 48};
@@ -99,7 +109,7 @@ TEST_CASE("a descriptor of another ABI version is refused without reading past t
     descriptor.abi_version = 7;
     const auto plugin = Plugin::fromDescriptor(&descriptor, "old.so");
     REQUIRE_FALSE(plugin);
-    CHECK(plugin.error().message == "old.so: plugin ABI version 7, this framecld loads 4 to 5");
+    CHECK(plugin.error().message == "old.so: plugin ABI version 7, this framecld loads 4 to 6");
 }
 
 TEST_CASE("a plugin built before state buffers (ABI version 3) is refused with the registry's message")
@@ -108,7 +118,7 @@ TEST_CASE("a plugin built before state buffers (ABI version 3) is refused with t
     descriptor.abi_version = 3;
     const auto plugin = Plugin::fromDescriptor(&descriptor, "stateless.so");
     REQUIRE_FALSE(plugin);
-    CHECK(plugin.error().message == "stateless.so: plugin ABI version 3, this framecld loads 4 to 5");
+    CHECK(plugin.error().message == "stateless.so: plugin ABI version 3, this framecld loads 4 to 6");
 }
 
 TEST_CASE("a plugin built for ABI version 4 loads, and nothing past its descriptor's end is read")
@@ -121,6 +131,45 @@ TEST_CASE("a plugin built for ABI version 4 loads, and nothing past its descript
     REQUIRE_MESSAGE(plugin, (plugin ? "" : plugin.error().message));
     CHECK(plugin->plan(r8, {}));
     CHECK(plugin->paramBlock(r8, {}).value().empty());
+}
+
+TEST_CASE("a plugin built for ABI version 5 loads, and is never pointwise")
+{
+    // Version 5's descriptor ends before pointwise.
+    framecl_plugin descriptor = goodDescriptor();
+    descriptor.abi_version = 5;
+    std::memset(&descriptor.pointwise, 0xff, sizeof descriptor.pointwise);
+    const auto plugin = Plugin::fromDescriptor(&descriptor, "five.so");
+    REQUIRE_MESSAGE(plugin, (plugin ? "" : plugin.error().message));
+    const auto answer = plugin->pointwise(r8, {});
+    REQUIRE(answer);
+    CHECK_FALSE(*answer);
+}
+
+TEST_CASE("a pointwise answer is checked: an identifier, a kernel file of the plugin, a block of 1x1 or 2x2")
+{
+    framecl_plugin descriptor = goodDescriptor();
+    descriptor.pointwise = answerPointwise;
+    const auto plugin = Plugin::fromDescriptor(&descriptor, "p.so");
+    REQUIRE(plugin);
+    const auto answer = [&](framecl_pointwise given) {
+        pointwise_answer = given;
+        return plugin->pointwise(r8, {});
+    };
+    CHECK_FALSE(answer({nullptr, 0, 0, 0}).value());
+    const auto good = answer({"offset_pointwise", 0, 2, 2});
+    REQUIRE(good);
+    REQUIRE(*good);
+    CHECK((*good)->function == "offset_pointwise");
+    CHECK((*good)->block == 2);
+    const std::string prefix = "plugin 'spoiled' (p.so) returned a bad pointwise answer for R8 64x48: ";
+    CHECK(answer({"two words", 0, 1, 1}).error().message ==
+          prefix + "function 'two words' is not an OpenCL C identifier");
+    CHECK(answer({"9lives", 0, 1, 1}).error().message == prefix + "function '9lives' is not an OpenCL C identifier");
+    CHECK(answer({"f", 1, 1, 1}).error().message == prefix + "kernel_file 1, but the plugin has 1");
+    CHECK(answer({"f", 0, 2, 1}).error().message == prefix + "a block of 2x1, not 1x1 or 2x2");
+    CHECK(answer({"f", 0, 4, 4}).error().message == prefix + "a block of 4x4, not 1x1 or 2x2");
+    pointwise_answer = {};
 }
 
 TEST_CASE("a descriptor that cannot be used is refused, naming the plugin and the fault")

@@ -1,0 +1,232 @@
+// Fused pipelines give exactly the bytes of the same pipelines unfused
+// (docs/architecture.md, "Fusion"): every chain of two pointwise stages the shipped
+// plugins make and every chain of three of their filters, from every format they take, at a size of odd sides where the
+// formats allow one, on buffers packed and aligned and on buffers with padded rows and
+// planes at odd offsets. The unfused session runs each plugin's own kernels, so this is
+// the check that a plugin's pointwise function and its kernels agree, and that the
+// daemon's loads, stores and blocks are right.
+#include <map>
+#include <set>
+
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include "filter_test_support.hpp"
+#include "pipeline/fusion.hpp"
+
+using namespace framecl;
+using pipeline::FrameShape;
+using test::LaidOutBuffer;
+
+namespace {
+
+// A stage for the chains: its TOML table, the format it takes and the one it gives.
+struct PointwiseStage {
+    std::string toml;
+    uint32_t in;
+    uint32_t out;
+};
+
+const std::vector<PointwiseStage>& pointwiseStages()
+{
+    static const std::vector<PointwiseStage> stages = {
+        {R"({ plugin = "copy" })", DRM_FORMAT_R8, DRM_FORMAT_R8},
+        {R"({ plugin = "copy" })", DRM_FORMAT_R16, DRM_FORMAT_R16},
+        {R"({ plugin = "copy" })", DRM_FORMAT_ABGR8888, DRM_FORMAT_ABGR8888},
+        {R"({ plugin = "copy" })", DRM_FORMAT_ABGR16161616, DRM_FORMAT_ABGR16161616},
+        {R"({ plugin = "copy" })", DRM_FORMAT_NV12, DRM_FORMAT_NV12},
+        {R"({ plugin = "ccm", matrix = [1.25, -0.125, 0.0625, -0.25, 1.5, -0.25, 0.0, -0.5, 1.75], offsets = [512, -1024, 0] })",
+         DRM_FORMAT_ABGR16161616, DRM_FORMAT_ABGR16161616},
+        {R"({ plugin = "tone", curve = "srgb" })", DRM_FORMAT_ABGR16161616, DRM_FORMAT_ABGR8888},
+        {R"({ plugin = "color", op = "abgr_to_y" })", DRM_FORMAT_ABGR8888, DRM_FORMAT_R8},
+        {R"({ plugin = "color", op = "abgr_to_nv12", matrix = "bt709", range = "limited" })", DRM_FORMAT_ABGR8888,
+         DRM_FORMAT_NV12},
+        {R"({ plugin = "color", op = "abgr_to_nv12", matrix = "bt601", range = "full" })", DRM_FORMAT_ABGR8888,
+         DRM_FORMAT_NV12},
+        {R"({ plugin = "color", op = "nv12_to_y" })", DRM_FORMAT_NV12, DRM_FORMAT_R8},
+        {R"({ plugin = "color", op = "nv12_to_abgr", matrix = "bt601", range = "full" })", DRM_FORMAT_NV12,
+         DRM_FORMAT_ABGR8888},
+        {R"({ plugin = "color", op = "nv12_to_abgr", matrix = "bt709", range = "limited", variant = "block8x2" })",
+         DRM_FORMAT_NV12, DRM_FORMAT_ABGR8888},
+    };
+    return stages;
+}
+
+// Every chain of `length` stages whose formats follow on, as indices into
+// pointwiseStages(). Past length 2 only the filters: a copy changes nothing a pair with
+// it does not already check, and each chain costs a build of its kernel.
+std::vector<std::vector<size_t>> chains(size_t length)
+{
+    std::vector<std::vector<size_t>> made;
+    std::vector<size_t> chain;
+    const auto& stages = pointwiseStages();
+    const auto extend = [&](auto&& self) -> void {
+        if (chain.size() == length) {
+            const bool copies = std::any_of(chain.begin(), chain.end(),
+                                            [&](size_t s) { return stages[s].toml.find("copy") != std::string::npos; });
+            if (!(copies && length > 2))
+                made.push_back(chain);
+            return;
+        }
+        for (size_t s = 0; s < stages.size(); ++s)
+            if (chain.empty() || stages[chain.back()].out == stages[s].in) {
+                chain.push_back(s);
+                self(self);
+                chain.pop_back();
+            }
+    };
+    extend(extend);
+    return made;
+}
+
+std::vector<std::vector<size_t>> allChains()
+{
+    auto all = chains(2);
+    for (auto& chain : chains(3))
+        all.push_back(std::move(chain));
+    return all;
+}
+
+// Each chain twice: "fused-N" and "unfused-N" (fuse = false).
+std::string chainPipelines()
+{
+    std::string toml;
+    const auto all = allChains();
+    for (size_t c = 0; c < all.size(); ++c) {
+        std::string stages;
+        for (size_t s : all[c])
+            stages += (stages.empty() ? "" : ", ") + pointwiseStages()[s].toml;
+        toml += fmt::format("[[pipeline]]\nname = \"fused-{0}\"\nstages = [ {1} ]\n"
+                            "[[pipeline]]\nname = \"unfused-{0}\"\nfuse = false\nstages = [ {1} ]\n",
+                            c, stages);
+    }
+    return toml;
+}
+
+struct Device {
+    std::unique_ptr<gpu::GpuContext> gpu = test::openTestGpu();
+    std::unique_ptr<gpu::ProgramCache> cache = std::make_unique<gpu::ProgramCache>(test::sharedProgramsDir());
+    pipeline::PipelineSet pipelines = test::pipelineSet(test::pipelineConfig(chainPipelines()), *gpu, *cache);
+};
+
+Device& pocl()
+{
+    static Device device;
+    return device;
+}
+
+std::unique_ptr<pipeline::Session> open(const std::string& name, const FrameShape& input)
+{
+    auto definition = pocl().pipelines.catalog.find(name);
+    REQUIRE(definition);
+    auto session = pipeline::Session::open(*pocl().gpu, definition, input, {});
+    REQUIRE_MESSAGE(session, (session ? "" : session.error().message));
+    return std::move(*session);
+}
+
+// The output bytes, padding included, of `session` on `input`.
+std::vector<uint8_t> run(pipeline::Session& session, LaidOutBuffer& input, const test::PaddedLayout& out_layout)
+{
+    LaidOutBuffer out(*pocl().gpu, out_layout, 0);
+    auto frame = session.enqueue({input.mem(), &input.layout}, {out.mem(), &out.layout});
+    REQUIRE_MESSAGE(frame, (frame ? "" : frame.error().message));
+    REQUIRE(pocl().gpu->queue().finish() == CL_SUCCESS);
+    out.readBack();
+    return out.bytes;
+}
+
+std::string describeChain(const std::vector<size_t>& chain)
+{
+    std::string text;
+    for (size_t s : chain)
+        text += (text.empty() ? "" : " -> ") + pointwiseStages()[s].toml;
+    return text;
+}
+
+} // namespace
+
+TEST_CASE("every chain of two pointwise stages, and of three filters, gives the same bytes fused as unfused")
+{
+    const auto all = allChains();
+    std::set<uint32_t> formats_in;
+    for (size_t c = 0; c < all.size(); ++c) {
+        const auto& chain = all[c];
+        const auto& stages = pointwiseStages();
+        const bool nv12 = std::any_of(chain.begin(), chain.end(), [&](size_t s) {
+            return stages[s].in == DRM_FORMAT_NV12 || stages[s].out == DRM_FORMAT_NV12;
+        });
+        // Odd sides where the formats allow them; NV12 needs even ones, neither a multiple of 4.
+        const FrameShape shape{stages[chain.front()].in, nv12 ? 18u : 17u, nv12 ? 10u : 7u};
+        const FrameShape output{stages[chain.back()].out, shape.width, shape.height};
+        formats_in.insert(shape.fourcc);
+        CAPTURE(describeChain(chain));
+        auto fused = open(fmt::format("fused-{}", c), shape);
+        auto unfused = open(fmt::format("unfused-{}", c), shape);
+        REQUIRE(fused->fusion().size() == 1);
+        CHECK(fused->fusion()[0].fused);
+        CHECK(fused->fusion()[0].first == 0);
+        CHECK(fused->fusion()[0].last == chain.size() - 1);
+        CHECK(unfused->fusion().empty());
+        // Packed (every offset and stride aligned), then padded by 3 bytes (none aligned).
+        for (const uint32_t padding : {0u, 3u}) {
+            CAPTURE(padding);
+            LaidOutBuffer input(*pocl().gpu, test::paddedLayout(shape, padding), uint32_t(c + 1));
+            const test::PaddedLayout out_layout = test::paddedLayout(output, padding + 2 * (padding > 0));
+            const std::vector<uint8_t> want = run(*unfused, input, out_layout);
+            const std::vector<uint8_t> got = run(*fused, input, out_layout);
+            CHECK(got == want);
+        }
+    }
+    CHECK(formats_in == std::set<uint32_t>{DRM_FORMAT_R8, DRM_FORMAT_R16, DRM_FORMAT_ABGR8888,
+                                           DRM_FORMAT_ABGR16161616, DRM_FORMAT_NV12});
+    MESSAGE(all.size(), " chains");
+}
+
+TEST_CASE("a fused run cut into tiles and replayed from a khr recording gives the unfused bytes")
+{
+    const auto all = allChains();
+    const std::vector<size_t> isp_tail{5, 6, 8}; // ccm, tone, abgr_to_nv12 bt709 limited
+    const size_t c = size_t(std::find(all.begin(), all.end(), isp_tail) - all.begin());
+    REQUIRE(c < all.size());
+    const FrameShape shape{DRM_FORMAT_ABGR16161616, 64, 48};
+    pipeline::SessionOptions options;
+    options.recording = pocl().gpu->capabilities().command_buffer ? gpu::RecordingMode::Khr : gpu::RecordingMode::Off;
+    options.kernel_budget_ns = 1'000'000;
+    options.assumed_ns_per_item = 100'000.0; // 10 work items a tile
+    auto fused = pipeline::Session::open(*pocl().gpu, pocl().pipelines.catalog.find(fmt::format("fused-{}", c)),
+                                         shape, options);
+    REQUIRE_MESSAGE(fused, (fused ? "" : fused.error().message));
+    REQUIRE((*fused)->fusion().size() == 1);
+    CHECK((*fused)->fusion()[0].fused);
+    CHECK((*fused)->budgetStats()[0].tiles > 1);
+    auto unfused = open(fmt::format("unfused-{}", c), shape);
+    LaidOutBuffer input(*pocl().gpu, test::paddedLayout(shape, 5), 7);
+    const test::PaddedLayout out_layout = test::paddedLayout({DRM_FORMAT_NV12, shape.width, shape.height}, 3);
+    CHECK(run(**fused, input, out_layout) == run(*unfused, input, out_layout));
+}
+
+TEST_CASE("the fused kernel calls each stage per pixel or per 2x2 block, and stores NV12 a block at a time")
+{
+    pipeline::PointwiseFunction per_pixel{"tone_pointwise", 0, 1};
+    pipeline::PointwiseFunction per_block{"abgr_to_nv12_pointwise", 0, 2};
+    const std::string kernel = pipeline::fusedKernel(
+        {{{DRM_FORMAT_ABGR16161616, 4, 2}, {DRM_FORMAT_ABGR8888, 4, 2}, per_pixel},
+         {{DRM_FORMAT_ABGR8888, 4, 2}, {DRM_FORMAT_NV12, 4, 2}, per_block}},
+        "fused_tone_color", 2);
+    CHECK(kernel.find("px[3] = framecl_load_abgr16161616(in0, in0_offset, in0_stride, x + 1, y + 1);") !=
+          std::string::npos);
+    CHECK(kernel.find("tone_pointwise(px + 3, x + 1, y + 1, params0);") != std::string::npos);
+    CHECK(kernel.find("abgr_to_nv12_pointwise(px, x, y, params1);") != std::string::npos);
+    CHECK(kernel.find("framecl_store_nv12(out0, out0_offset, out0_stride, out1, out1_offset, out1_stride, x, y, px);") !=
+          std::string::npos);
+    const framecl_plan plan = pipeline::fusedPlan(
+        {{{DRM_FORMAT_ABGR16161616, 4, 2}, {DRM_FORMAT_ABGR8888, 4, 2}, per_pixel},
+         {{DRM_FORMAT_ABGR8888, 4, 2}, {DRM_FORMAT_NV12, 4, 2}, per_block}},
+        "fused_tone_color", 2);
+    REQUIRE(plan.dispatch_count == 1);
+    CHECK(plan.dispatches[0].global[0] == 2);
+    CHECK(plan.dispatches[0].global[1] == 1);
+    CHECK(plan.dispatches[0].arg_count == 7); // one input plane, two output planes, the size, two blocks
+    CHECK(plan.dispatches[0].args[6].kind == FRAMECL_ARG_PARAMS);
+    CHECK(plan.dispatches[0].args[6].index == 1);
+}
