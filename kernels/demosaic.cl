@@ -1,7 +1,7 @@
 // Demosaicing: a Bayer plane with one sample per byte or 16-bit word to ABGR16161616
-// (docs/filters.md, "`demosaic`: Bayer to RGB"). One work item per 2x2 block of the
-// pattern, whose four pixels are one of each site: R, B, and the two G (one in R's row,
-// one in B's).
+// (docs/filters.md, "`demosaic`: Bayer to RGB"). Each 2x2 block of the pattern, whose four
+// pixels are one of each site: R, B, and the two G (one in R's row, one in B's), is
+// computed at once from the 6x6 samples around it.
 //
 // Samples outside the plane are reflect101's (cb|abcd|cb), which keeps the pattern's
 // colour at every position: the plane's sides are even. Every sum is of integers, so
@@ -9,24 +9,35 @@
 // widened to 16 by repeating its high bits below it, (c << (16 - bits)) | (c >> (2 bits
 // - 16)), so that the largest code becomes 65535; alpha is 65535.
 //
-//   demosaic_bilinear_<packing>  OpenCV's bilinear (COLOR_Bayer*2BGR): a missing G is
-//                                (N + S + W + E + 2) >> 2, a missing R or B (N + S + 1) >> 1,
-//                                (W + E + 1) >> 1 or the four diagonals' (sum + 2) >> 2.
-//   demosaic_mhc_<packing>       Malvar, He and Cutler's gradient-corrected linear filters
-//                                (ICASSP 2004), 5x5, weights in sixteenths:
-//                                (sum + 8) >> 4, clamped to [0, max_code].
+// The stage's parameter block holds four uints: red_x and red_y (R's place in the 2x2
+// block of the pattern), max_code (the largest code; a word's bits above it are ignored)
+// and bits.
+//
+//   bilinear  OpenCV's bilinear (COLOR_Bayer*2BGR): a missing G is (N + S + W + E + 2) >> 2,
+//             a missing R or B (N + S + 1) >> 1, (W + E + 1) >> 1 or the four diagonals'
+//             (sum + 2) >> 2.
+//   mhc       Malvar, He and Cutler's gradient-corrected linear filters (ICASSP 2004), 5x5,
+//             weights in sixteenths: (sum + 8) >> 4, clamped to [0, max_code].
+//
+// demosaic_<method>_<packing>_block: the four output pixels of the block at (x, y), with
+// the signature of a stencil that begins a fused run (include/framecl/plugin.h,
+// framecl_pointwise, reads_input; block 2x2). demosaic_<method>_<packing>: the kernel, one
+// work item per block, which calls it and stores, so a fused run gives the kernel's bytes.
+// Every name here starts with demosaic_ or DEMOSAIC_: a fused run's kernel files share
+// one program.
 
-static inline ushort demosaic_widen(int c, uint bits)
+// The pixel of `rgb`, each channel widened to 16 bits, alpha 65535. rgb is in [0, max_code].
+static inline uint4 demosaic_widen(int3 rgb, uint bits)
 {
-    return (ushort)((uint)c << (16u - bits) | (uint)c >> (2u * bits - 16u));
+    const uint3 c = convert_uint3(rgb);
+    return (uint4)(c << (16u - bits) | c >> (2u * bits - 16u), 65535u);
 }
 
 // One 8-byte store where the output's offset and stride are multiples of 8, else byte
 // by byte.
-static inline void demosaic_store(__global uchar* row, int x, int3 rgb, uint bits, bool aligned)
+static inline void demosaic_store(__global uchar* row, int x, uint4 pixel, bool aligned)
 {
-    const ushort4 p = (ushort4)(demosaic_widen(rgb.x, bits), demosaic_widen(rgb.y, bits), demosaic_widen(rgb.z, bits),
-                                (ushort)65535);
+    const ushort4 p = convert_ushort4(pixel);
     if (aligned)
         *(__global ushort4*)(row + 8 * x) = p;
     else
@@ -120,14 +131,14 @@ static inline void demosaic_reflected_words(__global const uchar* row, const int
 
 #define DEMOSAIC_REFLECT(i, size) framecl_border_index(i, (int)(size), FRAMECL_BORDER_REFLECT101)
 #define DEMOSAIC_ROW_INSIDE(r, packing)                                                                            \
-    demosaic_row_##packing(plane + (y0 + r) * src_stride, x0, max_code, aligned, window[r]);
+    demosaic_row_##packing(plane + (y0 + r) * in0_stride, x0, max_code, aligned, window[r]);
 #define DEMOSAIC_ROW_REFLECTED(r, packing)                                                                         \
-    demosaic_reflected_##packing(plane + DEMOSAIC_REFLECT(y0 + r, height) * src_stride, xs, max_code, window[r]);
+    demosaic_reflected_##packing(plane + DEMOSAIC_REFLECT(y0 + r, height) * in0_stride, xs, max_code, window[r]);
 #define DEMOSAIC_ROWS(ROW, packing)                                                                                \
     ROW(0, packing) ROW(1, packing) ROW(2, packing) ROW(3, packing) ROW(4, packing) ROW(5, packing)
 
 // One pixel of the block: (PX, PY) within it. px and py are constants, so that every
-// S_WINDOW is a fixed element of the window, which stays in registers.
+// DEMOSAIC_S_WINDOW is a fixed element of the window, which stays in registers.
 #define DEMOSAIC_PIXEL(PX, PY, BODY)                                                                               \
     {                                                                                                              \
         const int px = PX, py = PY;                                                                                \
@@ -136,29 +147,28 @@ static inline void demosaic_reflected_words(__global const uchar* row, const int
         const bool red_row = py == (int)red_y;                                                                     \
         int3 rgb;                                                                                                  \
         BODY;                                                                                                      \
-        demosaic_store(dst + dst_offset + (2 * by + py) * dst_stride, 2 * bx + px, rgb, bits, aligned_out);        \
+        pixels[2 * PY + PX] = demosaic_widen(rgb, bits);                                                           \
     }
 
-// src plane, dst plane, width, height, red_x, red_y (R's place in the 2x2 block), max_code
-// (the largest code; a word's bits above it are ignored), bits. The 6x6 samples around
-// the block, rows 2 by - 2 to 2 by + 3 and columns 2 bx - 2 to 2 bx + 3, are read once
-// for its four pixels (a 5x5 window each): each row with vector loads where the window
-// lies inside the plane, else sample by sample, reflected.
-#define DEMOSAIC_KERNEL(method, packing, BODY)                                                                    \
-    __kernel void demosaic_##method##_##packing(__global const uchar* restrict src, uint src_offset,             \
-                                                uint src_stride, __global uchar* restrict dst, uint dst_offset,  \
-                                                uint dst_stride, uint width, uint height, uint red_x,            \
-                                                uint red_y, uint max_code, uint bits)                            \
+// The block function (framecl_pointwise, reads_input): pixels[0..3] are the output at
+// (x, y), (x + 1, y), (x, y + 1), (x + 1, y + 1); x and y are even. in1 is plane 0 again
+// and unused. The 6x6 samples around the block, rows y - 2 to y + 3 and columns x - 2 to
+// x + 3, are read once for its four pixels (a 5x5 window each): each row with vector
+// loads where the window lies inside the plane, else sample by sample, reflected.
+// Always inlined, so that `window` and `pixels` stay in registers.
+#define DEMOSAIC_BLOCK(method, packing, BODY)                                                                      \
+    static inline __attribute__((always_inline)) void demosaic_##method##_##packing##_block(                      \
+        __global const uchar* in0, uint in0_offset, uint in0_stride, __global const uchar* in1, uint in1_offset,  \
+        uint in1_stride, uint width, uint height, uint x, uint y, __private uint4* pixels,                        \
+        __global const uchar* params)                                                                            \
     {                                                                                                            \
-        const int bx = get_global_id(0);                                                                         \
-        const int by = get_global_id(1);                                                                         \
-        if (bx >= (int)width / 2 || by >= (int)height / 2)                                                       \
-            return;                                                                                              \
-        __global const uchar* plane = src + src_offset;                                                          \
-        const int x0 = 2 * bx - 2, y0 = 2 * by - 2;                                                              \
+        const uint4 words = vload4(0, (__global const uint*)params);                                             \
+        const uint red_x = words.s0, red_y = words.s1, max_code = words.s2, bits = words.s3;                     \
+        __global const uchar* plane = in0 + in0_offset;                                                          \
+        const int x0 = (int)x - 2, y0 = (int)y - 2;                                                              \
         int window[6][6];                                                                                        \
         if (x0 >= 0 && y0 >= 0 && x0 + 6 <= (int)width && y0 + 6 <= (int)height) {                              \
-            const bool aligned = ((src_offset | src_stride) & 3u) == 0;                                          \
+            const bool aligned = ((in0_offset | in0_stride) & 3u) == 0;                                          \
             DEMOSAIC_ROWS(DEMOSAIC_ROW_INSIDE, packing)                                                          \
         } else {                                                                                                 \
             const int xs[6] = {DEMOSAIC_REFLECT(x0, width),     DEMOSAIC_REFLECT(x0 + 1, width),                 \
@@ -166,17 +176,45 @@ static inline void demosaic_reflected_words(__global const uchar* row, const int
                                DEMOSAIC_REFLECT(x0 + 4, width), DEMOSAIC_REFLECT(x0 + 5, width)};                \
             DEMOSAIC_ROWS(DEMOSAIC_ROW_REFLECTED, packing)                                                       \
         }                                                                                                        \
-        const bool aligned_out = ((dst_offset | dst_stride) & 7u) == 0;                                          \
         DEMOSAIC_PIXEL(0, 0, BODY)                                                                               \
         DEMOSAIC_PIXEL(1, 0, BODY)                                                                               \
         DEMOSAIC_PIXEL(0, 1, BODY)                                                                               \
         DEMOSAIC_PIXEL(1, 1, BODY)                                                                               \
     }
 
-// Sample (dx, dy) from the pixel (px, py) of the block, in its window.
-#define S_WINDOW(dx, dy) window[2 + py + (dy)][2 + px + (dx)]
+// src plane, dst plane, width, height, params (the parameter block): one work item per
+// 2x2 block, its four pixels from the block function, stored as aligned 8-byte stores
+// where the output's offset and stride are multiples of 8, else byte by byte.
+#define DEMOSAIC_KERNEL(method, packing)                                                                          \
+    __kernel void demosaic_##method##_##packing(__global const uchar* restrict src, uint src_offset,             \
+                                                uint src_stride, __global uchar* restrict dst, uint dst_offset,  \
+                                                uint dst_stride, uint width, uint height,                        \
+                                                __global const uchar* restrict params)                           \
+    {                                                                                                            \
+        const int bx = get_global_id(0);                                                                         \
+        const int by = get_global_id(1);                                                                         \
+        if (bx >= (int)width / 2 || by >= (int)height / 2)                                                       \
+            return;                                                                                              \
+        uint4 pixels[4];                                                                                         \
+        demosaic_##method##_##packing##_block(src, src_offset, src_stride, src, src_offset, src_stride, width,   \
+                                              height, 2 * bx, 2 * by, pixels, params);                           \
+        const bool aligned = ((dst_offset | dst_stride) & 7u) == 0;                                              \
+        __global uchar* row = dst + dst_offset + 2 * by * dst_stride;                                            \
+        demosaic_store(row, 2 * bx, pixels[0], aligned);                                                         \
+        demosaic_store(row, 2 * bx + 1, pixels[1], aligned);                                                     \
+        demosaic_store(row + dst_stride, 2 * bx, pixels[2], aligned);                                            \
+        demosaic_store(row + dst_stride, 2 * bx + 1, pixels[3], aligned);                                        \
+    }
 
-DEMOSAIC_KERNEL(bilinear, bytes, DEMOSAIC_BILINEAR(S_WINDOW, is_red, is_blue, red_row, rgb))
-DEMOSAIC_KERNEL(bilinear, words, DEMOSAIC_BILINEAR(S_WINDOW, is_red, is_blue, red_row, rgb))
-DEMOSAIC_KERNEL(mhc, bytes, DEMOSAIC_MHC(S_WINDOW, is_red, is_blue, red_row, max_code, rgb))
-DEMOSAIC_KERNEL(mhc, words, DEMOSAIC_MHC(S_WINDOW, is_red, is_blue, red_row, max_code, rgb))
+// Sample (dx, dy) from the pixel (px, py) of the block, in its window.
+#define DEMOSAIC_S_WINDOW(dx, dy) window[2 + py + (dy)][2 + px + (dx)]
+
+DEMOSAIC_BLOCK(bilinear, bytes, DEMOSAIC_BILINEAR(DEMOSAIC_S_WINDOW, is_red, is_blue, red_row, rgb))
+DEMOSAIC_BLOCK(bilinear, words, DEMOSAIC_BILINEAR(DEMOSAIC_S_WINDOW, is_red, is_blue, red_row, rgb))
+DEMOSAIC_BLOCK(mhc, bytes, DEMOSAIC_MHC(DEMOSAIC_S_WINDOW, is_red, is_blue, red_row, max_code, rgb))
+DEMOSAIC_BLOCK(mhc, words, DEMOSAIC_MHC(DEMOSAIC_S_WINDOW, is_red, is_blue, red_row, max_code, rgb))
+
+DEMOSAIC_KERNEL(bilinear, bytes)
+DEMOSAIC_KERNEL(bilinear, words)
+DEMOSAIC_KERNEL(mhc, bytes)
+DEMOSAIC_KERNEL(mhc, words)

@@ -67,7 +67,9 @@ Eligibility eligibility(const PipelineDefinition& pipeline, const StagePlan& sta
         return {};
     if (stage.plan.state_count > 0 || (boundIndices(stage.plan, FRAMECL_ARG_STATISTICS) != 0))
         return {std::nullopt, "its plan keeps state or makes statistics"};
-    if (!fusedFormat(stage.in.fourcc) || !fusedFormat(stage.out.fourcc))
+    // A stencil reads its input itself; a pointwise stage's the fused kernel loads.
+    if ((!(*answer)->reads_input && !fusedFormat(stage.in.fourcc)) || !fusedFormat(stage.out.fourcc) ||
+        planes(stage.in) > 2)
         return {std::nullopt, fmt::format("{} to {} is not a pair of formats a fused kernel loads and stores",
                                           describe(stage.in), describe(stage.out))};
     if (stage.in.width != stage.out.width || stage.in.height != stage.out.height)
@@ -171,19 +173,33 @@ std::string fusedKernel(const std::vector<FusedMember>& members, const std::stri
     std::string in_planes = planeArgs("in", 0);
     for (uint32_t p = 1; p < planes(in); ++p)
         in_planes += ", " + planeArgs("in", p);
-    for (uint32_t i = 0; i < block * block; ++i) {
-        const auto [px, py] = at(i);
-        body += fmt::format("    px[{}] = framecl_load_{}({}, {}, {});\n", i, *fusedFormat(in.fourcc), in_planes, px, py);
+    // A stencil at the head reads the input itself (plane 0 twice for one plane) and
+    // makes the first block; else each pixel is loaded.
+    const bool stencil = members.front().function.reads_input;
+    if (!stencil) {
+        for (uint32_t i = 0; i < block * block; ++i) {
+            const auto [px, py] = at(i);
+            body += fmt::format("    px[{}] = framecl_load_{}({}, {}, {});\n", i, *fusedFormat(in.fourcc), in_planes,
+                                px, py);
+        }
     }
+    const std::string stencil_planes = planes(in) > 1 ? in_planes : in_planes + ", " + in_planes;
     for (size_t s = 0; s < members.size(); ++s) {
         const PointwiseFunction& function = members[s].function;
+        const auto call = [&](uint32_t i, const std::string& px, const std::string& py) {
+            const std::string pixels = i == 0 ? "px" : fmt::format("px + {}", i);
+            if (s == 0 && stencil)
+                return fmt::format("    {}({}, width, height, {}, {}, {}, params{});\n", function.function,
+                                   stencil_planes, px, py, pixels, s);
+            return fmt::format("    {}({}, {}, {}, params{});\n", function.function, pixels, px, py, s);
+        };
         if (function.block == block) {
-            body += fmt::format("    {}(px, x, y, params{});\n", function.function, s);
+            body += call(0, "x", "y");
             continue;
         }
         for (uint32_t i = 0; i < block * block; ++i) {
             const auto [px, py] = at(i);
-            body += fmt::format("    {}(px + {}, {}, {}, params{});\n", function.function, i, px, py, s);
+            body += call(i, px, py);
         }
     }
     std::string out_planes = planeArgs("out", 0);
@@ -242,9 +258,11 @@ std::vector<FusionNote> fuseStages(const PipelineDefinition& pipeline, std::vect
             ++k;
             continue;
         }
-        std::vector<PointwiseFunction> functions;
-        size_t last = k;
-        while (last < stages.size() && eligible[last].function && functions.size() < max_run)
+        // A run: a stencil or a pointwise stage, then pointwise stages.
+        std::vector<PointwiseFunction> functions{*eligible[k].function};
+        size_t last = k + 1;
+        while (last < stages.size() && eligible[last].function && !eligible[last].function->reads_input &&
+               functions.size() < max_run)
             functions.push_back(*eligible[last++].function);
         --last;
         if (last > k)

@@ -1,9 +1,10 @@
 #pragma once
-// Fusion of pointwise stages (docs/architecture.md, "Fusion"): where consecutive stages of
-// a session each say they are pointwise (plugin.h, framecl_pointwise), one kernel the
-// daemon writes loads each pixel of the run's input once, applies their functions in
-// turn and stores the last one's output, so that nothing of the run goes to memory in
-// between. The stages' own plans run wherever a run is not fused.
+// Fusion of stages (docs/architecture.md, "Fusion"): where consecutive stages of a session
+// each say they are pointwise (plugin.h, framecl_pointwise), one kernel the daemon writes
+// loads each pixel of the run's input once, applies their functions in turn and stores
+// the last one's output, so that nothing of the run goes to memory in between. A stencil
+// that reads its input itself may begin a run: its function makes the first block. The
+// stages' own plans run wherever a run is not fused.
 
 #include <string>
 #include <vector>
@@ -34,8 +35,9 @@ framecl_plan fusedPlan(const std::vector<FusedMember>& members, const char* kern
 // Finds the runs of two or more consecutive stages of `stages` (negotiateFormats' answer
 // for `pipeline`) that fuse, builds each run's kernel and sets the stages' run fields
 // (StagePlan::run_first, fused_plan). A stage fuses where its plugin says it is pointwise
-// for its input, its plan binds no state or statistics, and its input and output are a
-// format the fused kernel loads and stores, of one size. A run is left unfused, with its
+// for its input (or, at a run's head, a stencil), its plan binds no state or statistics,
+// and its input (but a stencil's) and output are formats the fused kernel loads and
+// stores, of one size. A run is left unfused, with its
 // note saying why, where its stages' build options differ, its frame is not whole blocks,
 // or its kernel does not build. Nothing is fused where the pipeline says fuse = false.
 std::vector<FusionNote> fuseStages(const PipelineDefinition& pipeline, std::vector<StagePlan>& stages);

@@ -541,7 +541,9 @@ Result<std::optional<PointwiseFunction>> Plugin::pointwise(const framecl_format&
         return bad(fmt::format("kernel_file {}, but the plugin has {}", answer.kernel_file, kernel_files_.size()));
     if (answer.block_width != answer.block_height || (answer.block_width != 1 && answer.block_width != 2))
         return bad(fmt::format("a block of {}x{}, not 1x1 or 2x2", answer.block_width, answer.block_height));
-    return PointwiseFunction{function, answer.kernel_file, answer.block_width};
+    if (answer.reads_input > 1)
+        return bad(fmt::format("reads_input {}, not 0 or 1", answer.reads_input));
+    return PointwiseFunction{function, answer.kernel_file, answer.block_width, answer.reads_input == 1};
 }
 
 Result<std::vector<uint8_t>> Plugin::paramBlock(const framecl_format& in, const ResolvedParams& params) const

@@ -25,11 +25,13 @@
 namespace framecl::pipeline {
 
 // A stage's answer to plugin.h's `pointwise`, checked: its function, in kernel file
-// `kernel_file`, takes blocks of `block` x `block` pixels (1 or 2).
+// `kernel_file`, makes blocks of `block` x `block` pixels (1 or 2), from the same pixels
+// of its input, or reading its input planes itself (`reads_input`: a stencil).
 struct PointwiseFunction {
     std::string function;
     uint32_t kernel_file = 0;
     uint32_t block = 1;
+    bool reads_input = false;
 };
 
 // One plugin: its descriptor's data in owned C++ and the calls into it.
@@ -85,7 +87,7 @@ public:
     // and its function (plugin.h, ABI 6): none for a plugin without `pointwise` and for
     // an answer of no; an error naming the plugin for an answer framecld cannot use (no
     // kernel file of that index, a name that is not an identifier, a block other than
-    // 1x1 or 2x2), or the plugin's own message.
+    // 1x1 or 2x2, reads_input other than 0 or 1), or the plugin's own message.
     Result<std::optional<PointwiseFunction>> pointwise(const framecl_format& in, const ResolvedParams& params) const;
 
 private:

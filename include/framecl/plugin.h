@@ -196,7 +196,7 @@ struct framecl_plan {
     struct framecl_state states[FRAMECL_MAX_STATES];
 };
 
-/* ---- Pointwise stages (ABI 6) ------------------------------------------------------ */
+/* ---- Fusable stages (ABI 6) -------------------------------------------------------- */
 
 /* A stage whose every output pixel is a function of the input pixel at the same place
  * alone (or of the pixels of one 2x2 block alone) may say so, with that function as
@@ -206,7 +206,7 @@ struct framecl_plan {
  * memory in between (docs/plugin-guide.md, "Fusable stages"). The stage's own plan runs
  * wherever it is not fused, and must give the same bytes.
  *
- * The function's signature is fixed:
+ * A pointwise function's signature is fixed:
  *
  *     void name(__private uint4* pixels, uint x, uint y, __global const uchar* params)
  *
@@ -219,12 +219,26 @@ struct framecl_plan {
  *   NV12                      (Y, Cb, Cr, 0), Cb and Cr those of the pixel's 2x2 block;
  *                             an NV12 output takes them from the block's first pixel.
  * An output value outside its format's range is cut to the format's bits as C's
- * conversion to the unsigned type does. Other formats are not fused. */
+ * conversion to the unsigned type does. Other formats are not fused.
+ *
+ * A stage that reads a neighbourhood of its input (a stencil) may still begin a fused
+ * run, the pointwise stages after it computing on its output block before anything is
+ * stored: it sets `reads_input`, and its function reads the stage's input planes itself
+ * and fills the block of its output at (x, y):
+ *
+ *     void name(__global const uchar* in0, uint in0_offset, uint in0_stride,
+ *               __global const uchar* in1, uint in1_offset, uint in1_stride,
+ *               uint width, uint height, uint x, uint y,
+ *               __private uint4* pixels, __global const uchar* params)
+ *
+ * (in0 and in1 are the input's planes, plane 0 twice for a single-plane format; width
+ * and height are the input's, its output's the same). Its input may be any format. */
 struct framecl_pointwise {
-    const char* function;  /* NULL: the stage is not pointwise for this input and these parameters */
+    const char* function;  /* NULL: the stage is not fusable for this input and these parameters */
     uint32_t kernel_file;  /* index into the descriptor's kernel_files */
     uint32_t block_width;  /* 1 or 2, with block_height the same */
     uint32_t block_height;
+    uint32_t reads_input;  /* 0: pointwise; 1: a stencil that may begin a run */
 };
 
 /* ---- The descriptor ---------------------------------------------------------------- */
@@ -268,8 +282,8 @@ struct framecl_plugin {
     int (*param_block)(const struct framecl_format* in, const struct framecl_param_value* params,
                        uint8_t* block, uint32_t block_size, uint32_t* used, char* error, size_t error_size);
 
-    /* ABI 6; may be NULL (never pointwise). Whether the stage is pointwise for `in` (a
-     * format negotiate accepted) with `params`, and its function: fills `pointwise`
+    /* ABI 6; may be NULL (never fused). Whether the stage is fusable for `in` (a format
+     * negotiate accepted) with `params`, and its function: fills `pointwise`
      * (which arrives zeroed; leave `function` NULL for no) and returns 0, or non-zero
      * with a message in `error`. The answer may depend on the parameters (a filter
      * pointwise in one mode and not in another) but not on what the parameter block

@@ -3,7 +3,9 @@
 // kernels/demosaic.cl. `method` chooses the interpolation:
 //   bilinear  OpenCV's COLOR_Bayer*2BGR, byte for byte away from the plane's outer pixel
 //   mhc       Malvar, He and Cutler's gradient-corrected filters (5x5), sharper at edges
-// Packed formats are the `bayer` stage's to unpack first.
+// Packed formats are the `bayer` stage's to unpack first. The kernels and the block
+// functions a fused run calls (plugin.h, "Fusable stages": a stencil that reads its input,
+// block 2x2) are one code in demosaic.cl, so a fused run gives the kernels' bytes.
 #include <cstdio>
 #include <cstring>
 
@@ -60,8 +62,27 @@ int negotiate(const framecl_format* in, const framecl_param_value*, framecl_form
     return 0;
 }
 
-// demosaic_<method>_<bytes|words>(src plane, dst plane, width, height, red_x, red_y,
-// max_code, bits): one work item per 2x2 block of the pattern.
+// The kernel and the block function of kernels/demosaic.cl for `bayer` (the input's
+// format) and the configured method.
+struct Functions {
+    const char* kernel;
+    const char* block;
+};
+
+Functions functionsFor(const BayerFormat& bayer, const framecl_param_value* values)
+{
+    static constexpr Functions functions[2][2] = {
+        {{"demosaic_bilinear_bytes", "demosaic_bilinear_bytes_block"},
+         {"demosaic_bilinear_words", "demosaic_bilinear_words_block"}},
+        {{"demosaic_mhc_bytes", "demosaic_mhc_bytes_block"},
+         {"demosaic_mhc_words", "demosaic_mhc_words_block"}},
+    };
+    const bool use_mhc = enumIndex(values[param_method], methods) == mhc;
+    return functions[use_mhc][bayer.packing == BayerPacking::words];
+}
+
+// demosaic_<method>_<bytes|words>(src plane, dst plane, width, height, params): one work
+// item per 2x2 block of the pattern.
 int plan(const framecl_format* in, const framecl_param_value* values, const framecl_plan_request*,
          framecl_plan* plan, char* error, size_t error_size)
 {
@@ -70,14 +91,8 @@ int plan(const framecl_format* in, const framecl_param_value* values, const fram
         std::snprintf(error, error_size, "not a Bayer format");
         return 1;
     }
-    const bool words = bayer->packing == BayerPacking::words;
-    const bool use_mhc = enumIndex(values[param_method], methods) == mhc;
-    const char* kernels[2][2] = {{"demosaic_bilinear_bytes", "demosaic_bilinear_words"},
-                                 {"demosaic_mhc_bytes", "demosaic_mhc_words"}};
-    const uint32_t red_at = uint32_t(std::strchr(bayer->order, 'R') - bayer->order);
-
     framecl_dispatch& dispatch = plan->dispatches[0];
-    dispatch.kernel = kernels[use_mhc][words];
+    dispatch.kernel = functionsFor(*bayer, values).kernel;
     dispatch.kernel_file = 0;
     dispatch.dims = 2;
     dispatch.global[0] = in->width / 2;
@@ -87,12 +102,45 @@ int plan(const framecl_format* in, const framecl_param_value* values, const fram
     dispatch.args[1] = planeArg(FRAMECL_ARG_OUTPUT_PLANE, 0);
     dispatch.args[2] = uintArg(in->width);
     dispatch.args[3] = uintArg(in->height);
-    dispatch.args[4] = uintArg(red_at % 2);
-    dispatch.args[5] = uintArg(red_at / 2);
-    dispatch.args[6] = uintArg(bayer->maxCode());
-    dispatch.args[7] = uintArg(bayer->bits);
-    dispatch.arg_count = 8;
+    dispatch.args[4] = paramsArg();
+    dispatch.arg_count = 5;
     plan->dispatch_count = 1;
+    return 0;
+}
+
+// Four uint32: red_x and red_y (R's place in the pattern's 2x2 block), max_code (the
+// largest code) and bits. They follow from the input format alone, but travel in the
+// block rather than as kernel arguments: the block function a fused run calls receives
+// nothing else.
+int paramBlock(const framecl_format* in, const framecl_param_value*, uint8_t* block, uint32_t block_size,
+               uint32_t* used, char* error, size_t error_size)
+{
+    const BayerFormat* bayer = bayerFormat(in->fourcc);
+    if (!bayer) {
+        std::snprintf(error, error_size, "not a Bayer format");
+        return 1;
+    }
+    const uint32_t red_at = uint32_t(std::strchr(bayer->order, 'R') - bayer->order);
+    const uint32_t words[4] = {red_at % 2, red_at / 2, bayer->maxCode(), bayer->bits};
+    *used = 0;
+    return appendToBlock(block, block_size, used, words, 4) ? 0 : 1;
+}
+
+// A stencil that may begin a fused run, whatever the method and format: its block
+// function computes a 2x2 block of the output from the input plane, as the kernel does.
+int pointwise(const framecl_format* in, const framecl_param_value* values, framecl_pointwise* pointwise, char* error,
+              size_t error_size)
+{
+    const BayerFormat* bayer = bayerFormat(in->fourcc);
+    if (!bayer) {
+        std::snprintf(error, error_size, "not a Bayer format");
+        return 1;
+    }
+    *pointwise = {.function = functionsFor(*bayer, values).block,
+                  .kernel_file = 0,
+                  .block_width = 2,
+                  .block_height = 2,
+                  .reads_input = 1};
     return 0;
 }
 
@@ -108,8 +156,8 @@ const framecl_plugin descriptor = {
     .build_options = nullptr,
     .negotiate = negotiate,
     .plan = plan,
-    .param_block = nullptr,
-    .pointwise = nullptr,
+    .param_block = paramBlock,
+    .pointwise = pointwise,
 };
 
 } // namespace

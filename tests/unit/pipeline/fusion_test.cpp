@@ -8,6 +8,8 @@
 #include <map>
 #include <set>
 
+#include <linux/videodev2.h>
+
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
@@ -48,6 +50,9 @@ const std::vector<PointwiseStage>& pointwiseStages()
          DRM_FORMAT_ABGR8888},
         {R"({ plugin = "color", op = "nv12_to_abgr", matrix = "bt709", range = "limited", variant = "block8x2" })",
          DRM_FORMAT_NV12, DRM_FORMAT_ABGR8888},
+        // Stencils, which begin a run: 16-bit words and bytes.
+        {R"({ plugin = "demosaic", method = "mhc" })", V4L2_PIX_FMT_SRGGB10, DRM_FORMAT_ABGR16161616},
+        {R"({ plugin = "demosaic", method = "bilinear" })", V4L2_PIX_FMT_SGBRG8, DRM_FORMAT_ABGR16161616},
     };
     return stages;
 }
@@ -152,11 +157,13 @@ TEST_CASE("every chain of two pointwise stages, and of three filters, gives the 
     for (size_t c = 0; c < all.size(); ++c) {
         const auto& chain = all[c];
         const auto& stages = pointwiseStages();
-        const bool nv12 = std::any_of(chain.begin(), chain.end(), [&](size_t s) {
-            return stages[s].in == DRM_FORMAT_NV12 || stages[s].out == DRM_FORMAT_NV12;
+        const bool even = std::any_of(chain.begin(), chain.end(), [&](size_t s) {
+            return stages[s].in == DRM_FORMAT_NV12 || stages[s].out == DRM_FORMAT_NV12 ||
+                   stages[s].toml.find("demosaic") != std::string::npos;
         });
-        // Odd sides where the formats allow them; NV12 needs even ones, neither a multiple of 4.
-        const FrameShape shape{stages[chain.front()].in, nv12 ? 18u : 17u, nv12 ? 10u : 7u};
+        // Odd sides where the formats allow them; NV12 and Bayer need even ones, here
+        // neither a multiple of 4.
+        const FrameShape shape{stages[chain.front()].in, even ? 22u : 17u, even ? 14u : 7u};
         const FrameShape output{stages[chain.back()].out, shape.width, shape.height};
         formats_in.insert(shape.fourcc);
         CAPTURE(describeChain(chain));
@@ -178,7 +185,8 @@ TEST_CASE("every chain of two pointwise stages, and of three filters, gives the 
         }
     }
     CHECK(formats_in == std::set<uint32_t>{DRM_FORMAT_R8, DRM_FORMAT_R16, DRM_FORMAT_ABGR8888,
-                                           DRM_FORMAT_ABGR16161616, DRM_FORMAT_NV12});
+                                           DRM_FORMAT_ABGR16161616, DRM_FORMAT_NV12, V4L2_PIX_FMT_SRGGB10,
+                                           V4L2_PIX_FMT_SGBRG8});
     MESSAGE(all.size(), " chains");
 }
 
@@ -229,4 +237,18 @@ TEST_CASE("the fused kernel calls each stage per pixel or per 2x2 block, and sto
     CHECK(plan.dispatches[0].arg_count == 7); // one input plane, two output planes, the size, two blocks
     CHECK(plan.dispatches[0].args[6].kind == FRAMECL_ARG_PARAMS);
     CHECK(plan.dispatches[0].args[6].index == 1);
+}
+
+TEST_CASE("a stencil at a run's head reads the input itself and makes the first block")
+{
+    pipeline::PointwiseFunction stencil{"demosaic_mhc_words_block", 0, 2, true};
+    pipeline::PointwiseFunction per_pixel{"ccm_pointwise", 0, 1};
+    const std::string kernel = pipeline::fusedKernel(
+        {{{V4L2_PIX_FMT_SRGGB10, 4, 2}, {DRM_FORMAT_ABGR16161616, 4, 2}, stencil},
+         {{DRM_FORMAT_ABGR16161616, 4, 2}, {DRM_FORMAT_ABGR16161616, 4, 2}, per_pixel}},
+        "fused_demosaic_ccm", 2);
+    CHECK(kernel.find("framecl_load") == std::string::npos);
+    CHECK(kernel.find("demosaic_mhc_words_block(in0, in0_offset, in0_stride, in0, in0_offset, in0_stride, width, "
+                      "height, x, y, px, params0);") != std::string::npos);
+    CHECK(kernel.find("ccm_pointwise(px + 3, x + 1, y + 1, params1);") != std::string::npos);
 }

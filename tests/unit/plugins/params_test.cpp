@@ -48,6 +48,7 @@ const framecl_plugin descriptor = {FRAMECL_PLUGIN_ABI_VERSION,
                                    nullptr,
                                    acceptAll,
                                    planNothing,
+                                   nullptr,
                                    nullptr};
 
 const pipeline::Plugin& sobel()

@@ -146,7 +146,8 @@ TEST_CASE("a plugin built for ABI version 5 loads, and is never pointwise")
     CHECK_FALSE(*answer);
 }
 
-TEST_CASE("a pointwise answer is checked: an identifier, a kernel file of the plugin, a block of 1x1 or 2x2")
+TEST_CASE("a pointwise answer is checked: an identifier, a kernel file of the plugin, a block of 1x1 or 2x2, "
+          "reads_input 0 or 1")
 {
     framecl_plugin descriptor = goodDescriptor();
     descriptor.pointwise = answerPointwise;
@@ -156,19 +157,21 @@ TEST_CASE("a pointwise answer is checked: an identifier, a kernel file of the pl
         pointwise_answer = given;
         return plugin->pointwise(r8, {});
     };
-    CHECK_FALSE(answer({nullptr, 0, 0, 0}).value());
-    const auto good = answer({"offset_pointwise", 0, 2, 2});
+    CHECK_FALSE(answer({nullptr, 0, 0, 0, 0}).value());
+    const auto good = answer({"offset_pointwise", 0, 2, 2, 0});
     REQUIRE(good);
     REQUIRE(*good);
     CHECK((*good)->function == "offset_pointwise");
     CHECK((*good)->block == 2);
     const std::string prefix = "plugin 'spoiled' (p.so) returned a bad pointwise answer for R8 64x48: ";
-    CHECK(answer({"two words", 0, 1, 1}).error().message ==
+    CHECK(answer({"two words", 0, 1, 1, 0}).error().message ==
           prefix + "function 'two words' is not an OpenCL C identifier");
-    CHECK(answer({"9lives", 0, 1, 1}).error().message == prefix + "function '9lives' is not an OpenCL C identifier");
-    CHECK(answer({"f", 1, 1, 1}).error().message == prefix + "kernel_file 1, but the plugin has 1");
-    CHECK(answer({"f", 0, 2, 1}).error().message == prefix + "a block of 2x1, not 1x1 or 2x2");
-    CHECK(answer({"f", 0, 4, 4}).error().message == prefix + "a block of 4x4, not 1x1 or 2x2");
+    CHECK(answer({"9lives", 0, 1, 1, 0}).error().message == prefix + "function '9lives' is not an OpenCL C identifier");
+    CHECK(answer({"f", 1, 1, 1, 0}).error().message == prefix + "kernel_file 1, but the plugin has 1");
+    CHECK(answer({"f", 0, 2, 1, 0}).error().message == prefix + "a block of 2x1, not 1x1 or 2x2");
+    CHECK(answer({"f", 0, 4, 4, 0}).error().message == prefix + "a block of 4x4, not 1x1 or 2x2");
+    CHECK(answer({"f", 0, 1, 1, 2}).error().message == prefix + "reads_input 2, not 0 or 1");
+    CHECK(answer({"f", 0, 2, 2, 1}).value()->reads_input);
     pointwise_answer = {};
 }
 
