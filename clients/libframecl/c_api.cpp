@@ -220,6 +220,19 @@ FRAMECL_EXPORT size_t framecl_pipeline_tuned_count(const framecl_client* client,
     return client->daemon().pipelines[index].tuned.size();
 }
 
+FRAMECL_EXPORT size_t framecl_pipeline_fusion_count(const framecl_client* client, size_t index)
+{
+    if (!client || index >= client->daemon().pipelines.size()) return 0;
+    return client->daemon().pipelines[index].fusion.size();
+}
+
+FRAMECL_EXPORT const char* framecl_pipeline_fusion(const framecl_client* client, size_t index, size_t line)
+{
+    if (!client || index >= client->daemon().pipelines.size()) return nullptr;
+    const auto& fusion = client->daemon().pipelines[index].fusion;
+    return line < fusion.size() ? fusion[line].c_str() : nullptr;
+}
+
 FRAMECL_EXPORT const char* framecl_pipeline_tuned(const framecl_client* client, size_t index, size_t line)
 {
     if (!client || index >= client->daemon().pipelines.size()) return nullptr;

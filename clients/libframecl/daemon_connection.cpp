@@ -157,13 +157,16 @@ Outcome<DaemonInfo> DaemonConnection::hello(const std::string& socket_path,
                               welcome->release_fences()};
             if (const auto* pipelines = welcome->pipelines()) {
                 for (const auto* pipeline : *pipelines) {
-                    PipelineInfo info{text(pipeline->name()), {}, text(pipeline->recording()), {}};
+                    PipelineInfo info{text(pipeline->name()), {}, text(pipeline->recording()), {}, {}};
                     if (const auto* stages = pipeline->stages())
                         for (const auto* stage : *stages)
                             info.stages.push_back(stage->str());
                     if (const auto* tuned = pipeline->tuned())
                         for (const auto* line : *tuned)
                             info.tuned.push_back(line->str());
+                    if (const auto* fusion = pipeline->fusion())
+                        for (const auto* line : *fusion)
+                            info.fusion.push_back(line->str());
                     daemon.pipelines.push_back(std::move(info));
                 }
             }

@@ -23,6 +23,7 @@ struct PipelineInfo {
     std::vector<std::string> stages;
     std::string recording;
     std::vector<std::string> tuned;
+    std::vector<std::string> fusion;
 };
 
 // What Welcome told about the daemon.

@@ -21,6 +21,7 @@
 #include "ipc/client_text.hpp"
 #include "ipc/socket_files.hpp"
 #include "memory/sync_file.hpp"
+#include "pipeline/fusion.hpp"
 #include "service/open_file_limit.hpp"
 
 namespace framecl::ipc {
@@ -406,10 +407,12 @@ void Server::onHello(const std::string& identity, const wire::Hello& hello)
         for (const auto& stage : entry->stages)
             stages.push_back(stage.label);
         const std::vector<std::string> tuned = tuner_ ? tuner_->describe(*entry) : std::vector<std::string>{};
+        const std::vector<std::string> fusion = pipeline::describeFusion(*entry);
         pipelines.push_back(wire::CreatePipelineInfo(builder, builder.CreateString(entry->name),
                                                      builder.CreateVectorOfStrings(stages),
                                                      builder.CreateString(gpu::recordingModeName(recording_)),
-                                                     builder.CreateVectorOfStrings(tuned)));
+                                                     builder.CreateVectorOfStrings(tuned),
+                                                     builder.CreateVectorOfStrings(fusion)));
     }
     const std::string device = gpu_.capabilities().name;
     auto welcome = wire::CreateWelcomeDirect(builder, protocol::protocol_version, token.c_str(), FRAMECL_VERSION,

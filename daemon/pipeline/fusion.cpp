@@ -6,8 +6,9 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h> // fmt::join
 
-#include "base/log.hpp"
+#include "protocol/known_formats.hpp"
 
 namespace framecl::pipeline {
 namespace {
@@ -15,6 +16,9 @@ namespace {
 // A run's kernel takes at most this many stages: its arguments (two planes in and out,
 // the size, a parameter block each) stay within FRAMECL_MAX_ARGS.
 constexpr size_t max_run = 8;
+
+// The frame size describeFusion asks the plugins about: one every format allows.
+constexpr uint32_t probe_side = 64;
 
 // The suffix of kernels/fusion.cl's load and store for `fourcc`; none for a format the
 // fused kernels do not handle.
@@ -58,11 +62,8 @@ Eligibility eligibility(const PipelineDefinition& pipeline, const StagePlan& sta
 {
     const Plugin& plugin = *pipeline.stages[k].plugin;
     auto answer = plugin.pointwise(stage.in, stage.params);
-    if (!answer) {
-        log::get("pipeline")->warn("pipeline '{}' stage {}: {}; not fused", pipeline.name, k + 1,
-                                   answer.error().message);
-        return {};
-    }
+    if (!answer)
+        return {std::nullopt, answer.error().message};
     if (!*answer)
         return {};
     if (stage.plan.state_count > 0 || (boundIndices(stage.plan, FRAMECL_ARG_STATISTICS) != 0))
@@ -74,7 +75,7 @@ Eligibility eligibility(const PipelineDefinition& pipeline, const StagePlan& sta
                                           describe(stage.in), describe(stage.out))};
     if (stage.in.width != stage.out.width || stage.in.height != stage.out.height)
         return {std::nullopt, "its output is not the size of its input"};
-    if (!pipeline.programs->kernelText(plugin, (*answer)->kernel_file))
+    if (pipeline.programs && !pipeline.programs->kernelText(plugin, (*answer)->kernel_file))
         return {std::nullopt, "its kernels did not build"};
     return {std::move(*answer), {}};
 }
@@ -145,6 +146,41 @@ FusionNote fuseRun(const PipelineDefinition& pipeline, std::vector<StagePlan>& s
     note.fused = true;
     note.what = built.kernel;
     return note;
+}
+
+// Stages first..last fuse, with these functions.
+struct Run {
+    uint32_t first = 0;
+    uint32_t last = 0;
+    std::vector<PointwiseFunction> functions;
+};
+
+// The runs of two or more stages of `stages` that may fuse: a stencil or a pointwise
+// stage, then pointwise stages. A stage that says it is fusable and cannot be adds its
+// reason to `notes`.
+std::vector<Run> findRuns(const PipelineDefinition& pipeline, const std::vector<StagePlan>& stages,
+                          std::vector<FusionNote>& notes)
+{
+    std::vector<Eligibility> eligible;
+    for (size_t k = 0; k < stages.size(); ++k)
+        eligible.push_back(eligibility(pipeline, stages[k], k));
+    std::vector<Run> runs;
+    for (size_t k = 0; k < stages.size();) {
+        if (!eligible[k].function) {
+            if (!eligible[k].why_not.empty())
+                notes.push_back({uint32_t(k), uint32_t(k), false, eligible[k].why_not});
+            ++k;
+            continue;
+        }
+        Run run{uint32_t(k), uint32_t(k), {*eligible[k].function}};
+        while (run.last + 1 < stages.size() && eligible[run.last + 1].function &&
+               !eligible[run.last + 1].function->reads_input && run.functions.size() < max_run)
+            run.functions.push_back(*eligible[++run.last].function);
+        k = run.last + 1;
+        if (run.last > run.first)
+            runs.push_back(std::move(run));
+    }
+    return runs;
 }
 
 } // namespace
@@ -248,28 +284,42 @@ std::vector<FusionNote> fuseStages(const PipelineDefinition& pipeline, std::vect
     std::vector<FusionNote> notes;
     if (!pipeline.fuse)
         return notes;
-    std::vector<Eligibility> eligible;
-    for (size_t k = 0; k < stages.size(); ++k)
-        eligible.push_back(eligibility(pipeline, stages[k], k));
-    for (size_t k = 0; k < stages.size();) {
-        if (!eligible[k].function) {
-            if (!eligible[k].why_not.empty())
-                notes.push_back({uint32_t(k), uint32_t(k), false, eligible[k].why_not});
-            ++k;
-            continue;
-        }
-        // A run: a stencil or a pointwise stage, then pointwise stages.
-        std::vector<PointwiseFunction> functions{*eligible[k].function};
-        size_t last = k + 1;
-        while (last < stages.size() && eligible[last].function && !eligible[last].function->reads_input &&
-               functions.size() < max_run)
-            functions.push_back(*eligible[last++].function);
-        --last;
-        if (last > k)
-            notes.push_back(fuseRun(pipeline, stages, uint32_t(k), uint32_t(last), functions));
-        k = last + 1;
-    }
+    for (const Run& run : findRuns(pipeline, stages, notes))
+        notes.push_back(fuseRun(pipeline, stages, run.first, run.last, run.functions));
+    std::sort(notes.begin(), notes.end(), [](const FusionNote& a, const FusionNote& b) { return a.first < b.first; });
     return notes;
+}
+
+std::vector<std::string> describeFusion(const PipelineDefinition& pipeline)
+{
+    if (!pipeline.fuse)
+        return {"off (fuse = false)"};
+    // What fuses, and for which input formats, in the order of the formats.
+    std::vector<std::pair<std::string, std::vector<std::string>>> described;
+    for (const uint32_t fourcc : protocol::knownFormats()) {
+        auto stages = negotiateFormats(pipeline, {fourcc, probe_side, probe_side}, {}, 0);
+        if (!stages)
+            continue;
+        std::vector<FusionNote> notes;
+        std::string text;
+        for (const Run& run : findRuns(pipeline, *stages, notes)) {
+            std::vector<std::string> names;
+            for (uint32_t k = run.first; k <= run.last; ++k)
+                names.push_back(pipeline.stages[k].plugin->name());
+            text += fmt::format("{}stages {}-{} ({}) as one kernel", text.empty() ? "" : "; ", run.first + 1,
+                                run.last + 1, fmt::join(names, ", "));
+        }
+        if (text.empty())
+            continue;
+        const auto same = std::find_if(described.begin(), described.end(),
+                                       [&](const auto& entry) { return entry.first == text; });
+        (same != described.end() ? same->second : described.emplace_back(text, std::vector<std::string>{}).second)
+            .push_back(framecl_format_name(fourcc));
+    }
+    std::vector<std::string> lines;
+    for (const auto& [text, formats] : described)
+        lines.push_back(fmt::format("{} for {}", text, fmt::join(formats, ", ")));
+    return lines;
 }
 
 } // namespace framecl::pipeline

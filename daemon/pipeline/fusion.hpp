@@ -42,4 +42,11 @@ framecl_plan fusedPlan(const std::vector<FusedMember>& members, const char* kern
 // or its kernel does not build. Nothing is fused where the pipeline says fuse = false.
 std::vector<FusionNote> fuseStages(const PipelineDefinition& pipeline, std::vector<StagePlan>& stages);
 
+// What fusion makes of `pipeline`, for `framecl pipelines`: one line per distinct answer
+// over the input formats framecld holds, at a size every format allows, such as
+// "stages 2-5 (demosaic, ccm, tone, color) as one kernel for SRGGB8, SRGGB10, ...",
+// none where nothing fuses, or "off (fuse = false)". Asks the plugins only: nothing is
+// built.
+std::vector<std::string> describeFusion(const PipelineDefinition& pipeline);
+
 } // namespace framecl::pipeline

@@ -77,6 +77,12 @@ const char* framecl_pipeline_recording(const framecl_client* client, size_t inde
  * variant branchless, work group 16x16, 0.412 ms"); none with gpu.tuning = off. */
 size_t framecl_pipeline_tuned_count(const framecl_client* client, size_t index);
 const char* framecl_pipeline_tuned(const framecl_client* client, size_t index, size_t line);
+/* Which stages of pipeline `index` the daemon runs as one kernel (docs/architecture.md,
+ * "Fusion"), one line per answer over the input formats: "stages 2-5 (demosaic, ccm,
+ * tone, color) as one kernel for SRGGB8, SRGGB10, ...", or "off (fuse = false)"; none
+ * where nothing fuses (and from a daemon older than fusion). */
+size_t framecl_pipeline_fusion_count(const framecl_client* client, size_t index);
+const char* framecl_pipeline_fusion(const framecl_client* client, size_t index, size_t line);
 
 /* Frame buffers for a process without an allocator of its own. The daemon takes
  * dma-bufs (imported without a copy where the device can) and sealed memfds. */

@@ -146,6 +146,19 @@ TEST_CASE("a RAW10 frame through the shipped camera-isp-rgb comes back as the re
     // The pipeline makes statistics; the CLI prints them.
     const std::string printed = "statistics: " + framecl::cli::statisticsText(statistics(raw, 0, 4095));
     CHECK_MESSAGE(run.out.find(printed) != std::string::npos, run.out);
+
+    // Demosaic, ccm and tone ran as one kernel (docs/architecture.md, "Fusion"), and
+    // `framecl pipelines` says so for each pipeline.
+    run = runToCompletion({requireEnv("FRAMECL_CLI"), "--socket", daemon.socket().string(), "pipelines"},
+                          daemon.dir().path());
+    REQUIRE_MESSAGE(run.status.code == 0, run.err);
+    CHECK_MESSAGE(run.out.find("  fusion: stages 2-4 (demosaic, ccm, tone) as one kernel for SRGGB8, SBGGR8") !=
+                      std::string::npos,
+                  run.out);
+    CHECK_MESSAGE(run.out.find("  fusion: stages 2-5 (demosaic, ccm, tone, color) as one kernel for SRGGB8") !=
+                      std::string::npos,
+                  run.out);
+    CHECK(run.out.find("nothing") == std::string::npos); // the built-in copy: one stage
 }
 
 TEST_CASE("a first process of a 3264x2448 photo through three stages on a fresh daemon passes the default timeout")
