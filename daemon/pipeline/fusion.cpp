@@ -183,6 +183,29 @@ std::vector<Run> findRuns(const PipelineDefinition& pipeline, const std::vector<
     return runs;
 }
 
+// Each stage's formats and plan for `input`, as findRuns reads them; none where a stage
+// refuses. Unlike negotiateFormats it makes no parameter blocks (tone's samples a curve
+// at 4096 points), since describeFusion runs on the daemon's loop at every Hello.
+std::optional<std::vector<StagePlan>> plannedStages(const PipelineDefinition& pipeline, framecl_format input)
+{
+    std::vector<StagePlan> stages;
+    for (size_t k = 0; k < pipeline.stages.size(); ++k) {
+        const StageDefinition& definition = pipeline.stages[k];
+        auto out = definition.plugin->negotiate(input, definition.params);
+        auto plan = out ? definition.plugin->plan(input, definition.params) : tl::unexpected(out.error());
+        if (!plan)
+            return std::nullopt;
+        StagePlan& stage = stages.emplace_back();
+        stage.params = definition.params.copy();
+        stage.in = input;
+        stage.out = *out;
+        stage.plan = *plan;
+        stage.run_first = stage.run_last = uint32_t(k);
+        input = *out;
+    }
+    return stages;
+}
+
 } // namespace
 
 std::string fusedKernel(const std::vector<FusedMember>& members, const std::string& kernel, uint32_t block)
@@ -297,7 +320,7 @@ std::vector<std::string> describeFusion(const PipelineDefinition& pipeline)
     // What fuses, and for which input formats, in the order of the formats.
     std::vector<std::pair<std::string, std::vector<std::string>>> described;
     for (const uint32_t fourcc : protocol::knownFormats()) {
-        auto stages = negotiateFormats(pipeline, {fourcc, probe_side, probe_side}, {}, 0);
+        const auto stages = plannedStages(pipeline, {fourcc, probe_side, probe_side});
         if (!stages)
             continue;
         std::vector<FusionNote> notes;
