@@ -299,8 +299,9 @@ TEST_CASE("a buffer larger than max_bytes_per_client is refused by its size, bef
 
 TEST_CASE("a session whose intermediates would pass max_bytes_per_client is refused before it allocates them")
 {
-    // Two stages: one R8 intermediate of the frame's size between them.
-    RunningDaemon daemon("[gpu]\ntuning = \"off\"\n[[pipeline]]\nname = \"twice\"\n"
+    // Two stages: one R8 intermediate of the frame's size between them (unfused: fused,
+    // the two copies would be one kernel with none).
+    RunningDaemon daemon("[gpu]\ntuning = \"off\"\n[[pipeline]]\nname = \"twice\"\nfuse = false\n"
                          "stages = [ { plugin = \"copy\" }, { plugin = \"copy\" } ]\n"
                          "[limits]\nmax_bytes_per_client = 1048576\n");
     Client client = connectTo(daemon);
