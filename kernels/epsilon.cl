@@ -105,17 +105,28 @@ void store_outputs(__global uchar* restrict dst, uint dst_offset, uint dst_strid
         row[x0 + 2] = value.s2;
 }
 
+// The input pixel at (column, row), inside the image. Where the daemon fuses the stages
+// before this one into its loads (docs/architecture.md, "Fusion"), it is their output
+// there, computed from the run's input; baseline and the wide variants read through it,
+// and only they say they are fusable (plugins/epsilon/epsilon.cpp).
+#if FRAMECL_FUSED_INPUT
+#define EPSILON_PIXEL(src, offset, stride, column, row) \
+    framecl_fused_input(src, offset, stride FRAMECL_FUSED_ARGS, column, row).x
+#else
+#define EPSILON_PIXEL(src, offset, stride, column, row) (src)[(offset) + (row) * (stride) + (column)]
+#endif
+
 __kernel void epsilon_baseline(__global const uchar* restrict src, uint src_offset, uint src_stride,
                                __global uchar* restrict dst, uint dst_offset, uint dst_stride,
                                uint width, uint height, uint radius, uint threshold, uint border,
-                               uint border_value)
+                               uint border_value FRAMECL_FUSED_PARAMS)
 {
     const int x = get_global_id(0);
     const int y = get_global_id(1);
     const int w = width, h = height, r = radius;
     if (x >= w || y >= h)
         return;
-    const float c = src[src_offset + y * src_stride + x];
+    const float c = EPSILON_PIXEL(src, src_offset, src_stride, x, y);
     const float t = threshold;
     float sum = 0.0f, count = 0.0f;
     for (int dy = -r; dy <= r; ++dy) {
@@ -124,7 +135,7 @@ __kernel void epsilon_baseline(__global const uchar* restrict src, uint src_offs
             const int column = framecl_border_index(x + dx, w, border);
             const float p = row < 0 || column < 0
                                 ? (float)border_value
-                                : (float)src[src_offset + row * src_stride + column];
+                                : (float)EPSILON_PIXEL(src, src_offset, src_stride, column, row);
             if (fabs(p - c) <= t) {
                 sum += p;
                 count += 1.0f;
@@ -270,15 +281,23 @@ void half_body(__global const uchar* restrict src, uint src_offset, uint src_str
 // `weighted`. Work items away from the left and right edges load the row's bytes as
 // words: with 8-byte loads where `aligned` (the offset and the stride multiples of 8, so
 // that x0 - WIDE_LEFT, a multiple of 8, starts an aligned word in every row), else with
-// vload4 on the byte pointer; the others map each pixel through framecl_border_index.
+// vload4 on the byte pointer (or where the program fuses stages into these loads, with
+// EPSILON_PIXEL for each); the others map each pixel through framecl_border_index.
 static inline __attribute__((always_inline))
 void wide_load_row(__global const uchar* restrict src, uint src_offset, uint src_stride, int width,
                    int row, int x0, uint border, uint border_value, bool aligned, const int n,
-                   float* weighted)
+                   float* weighted FRAMECL_FUSED_PARAMS)
 {
     const int left = x0 - WIDE_LEFT;
     const int span = n + 2 * WIDE_LEFT;
     if (row >= 0 && left >= 0 && left + span <= width) {
+#if FRAMECL_FUSED_INPUT
+        // The fused stages' output for each pixel of the row, no border to map.
+#pragma unroll
+        for (int k = 0; k < span; ++k)
+            weighted[k] = as_float((EPSILON_PIXEL(src, src_offset, src_stride, left + k, row) << 7) | EXPONENT_2_16);
+        return;
+#endif
         __global const uchar* pixels = src + src_offset + row * src_stride + left;
         uint words[WIDE_SPAN_MAX / 4];
         if (aligned) {
@@ -303,7 +322,7 @@ void wide_load_row(__global const uchar* restrict src, uint src_offset, uint src
     for (int k = 0; k < span; ++k) {
         const int column = framecl_border_index(left + k, width, border);
         const uint p =
-            row < 0 || column < 0 ? border_value : src[src_offset + row * src_stride + column];
+            row < 0 || column < 0 ? border_value : EPSILON_PIXEL(src, src_offset, src_stride, column, row);
         weighted[k] = (float)p + COUNT_UNIT;
     }
 }
@@ -368,7 +387,7 @@ static inline __attribute__((always_inline))
 void wide_body(__global const uchar* restrict src, uint src_offset, uint src_stride,
                __global uchar* restrict dst, uint dst_offset, uint dst_stride,
                uint width, uint height, const int r, uint threshold, uint border,
-               uint border_value, const int n, const int m)
+               uint border_value, const int n, const int m FRAMECL_FUSED_PARAMS)
 {
     const int x0 = n * get_global_id(0);
     const int y0 = m * get_global_id(1);
@@ -385,7 +404,7 @@ void wide_body(__global const uchar* restrict src, uint src_offset, uint src_str
 #pragma unroll
     for (int j = 0; j < m; ++j) {
         wide_load_row(src, src_offset, src_stride, w, framecl_border_index(y0 + j, h, border), x0, border,
-                      border_value, aligned, n, weighted);
+                      border_value, aligned, n, weighted FRAMECL_FUSED_ARGS);
 #pragma unroll
         for (int i = 0; i < n; ++i) {
             c[j][i] = weighted[WIDE_LEFT + i];
@@ -395,7 +414,7 @@ void wide_body(__global const uchar* restrict src, uint src_offset, uint src_str
     const float t1 = (float)threshold + 1.0f;
     for (int dy = -r; dy <= r + m - 1; ++dy) {
         wide_load_row(src, src_offset, src_stride, w, framecl_border_index(y0 + dy, h, border), x0, border,
-                      border_value, aligned, n, weighted);
+                      border_value, aligned, n, weighted FRAMECL_FUSED_ARGS);
 #pragma unroll
         for (int j = 0; j < m; ++j)
             if (dy >= j - r && dy <= j + r)
@@ -444,19 +463,19 @@ void wide_body(__global const uchar* restrict src, uint src_offset, uint src_str
                                       uint src_stride, __global uchar* restrict dst,       \
                                       uint dst_offset, uint dst_stride, uint width,        \
                                       uint height, uint threshold, uint border,            \
-                                      uint border_value)                                   \
+                                      uint border_value FRAMECL_FUSED_PARAMS)              \
     {                                                                                      \
         wide_body(src, src_offset, src_stride, dst, dst_offset, dst_stride, width, height, \
-                  r, threshold, border, border_value, 16, 1);                              \
+                  r, threshold, border, border_value, 16, 1 FRAMECL_FUSED_ARGS);           \
     }                                                                                      \
     __kernel void epsilon_wide16x2_r##r(__global const uchar* restrict src, uint src_offset, \
                                       uint src_stride, __global uchar* restrict dst,       \
                                       uint dst_offset, uint dst_stride, uint width,        \
                                       uint height, uint threshold, uint border,            \
-                                      uint border_value)                                   \
+                                      uint border_value FRAMECL_FUSED_PARAMS)              \
     {                                                                                      \
         wide_body(src, src_offset, src_stride, dst, dst_offset, dst_stride, width, height, \
-                  r, threshold, border, border_value, 16, 2);                              \
+                  r, threshold, border, border_value, 16, 2 FRAMECL_FUSED_ARGS);           \
     }
 
 EPSILON_KERNELS(1)

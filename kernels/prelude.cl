@@ -63,3 +63,12 @@ uint4 framecl_read_pixel4(__read_only image2d_t image, int x, int y, int width, 
     return read_imageui(image, framecl_image_sampler, (int2)(x, y));
 }
 #endif
+
+// A stencil whose loads may take fused pointwise stages (include/framecl/plugin.h,
+// framecl_pointwise's fused_loads): in a program the daemon fuses, FRAMECL_FUSED_INPUT is
+// 1, framecl_fused_input computes the stencil's input pixel from the run's input, and
+// the two lists below carry the extra planes and parameter blocks it needs from the
+// kernel's parameters to its calls. Here, in every other program, they are empty.
+#define FRAMECL_FUSED_INPUT 0
+#define FRAMECL_FUSED_PARAMS
+#define FRAMECL_FUSED_ARGS

@@ -40,7 +40,8 @@ const std::vector<BenchCase>& benchCases()
     // cost; moved by (3, -2), within its range of 8. demosaic's bilinear on 10-bit RGGB,
     // so that compare_opencv.py checks it against cvtColor COLOR_BayerBG2RGB on 16 bits;
     // the ISP's stages with a camera's settings, alone and as the camera-isp pipeline
-    // chains them (config/pipelines.d/camera-isp.toml), RAW10 to NV12 with statistics.
+    // chains them (config/pipelines.d/camera-isp.toml), RAW10 to NV12 with statistics;
+    // the shipped edges and denoise-edges pipelines (config/pipelines.d).
     static const std::vector<BenchCase> cases = {
         {"copy", "copy", DRM_FORMAT_ABGR8888, none, {}},
         {"color nv12_to_abgr", "color", DRM_FORMAT_NV12,
@@ -96,6 +97,12 @@ const std::vector<BenchCase>& benchCases()
           {"ccm", isp_matrix},
           {"tone", "curve = \"srgb\""},
           {"color", "op = \"abgr_to_nv12\", matrix = \"bt709\", range = \"limited\""}}},
+        {"edges ABGR8888", "color", DRM_FORMAT_ABGR8888,
+         [](const FrameSize&) -> std::string { return "op = \"abgr_to_y\""; }, {}, std::nullopt,
+         {{"epsilon", "radius = 4, threshold = 20"}, {"sobel", "output = \"magnitude\""}}},
+        {"denoise-edges NV12", "color", DRM_FORMAT_NV12,
+         [](const FrameSize&) -> std::string { return "op = \"nv12_to_y\""; }, {}, std::nullopt,
+         {{"epsilon", "radius = 4, threshold = 20"}, {"sobel", "output = \"magnitude\""}}},
         {"meanshift sp5 sr6", "meanshift", DRM_FORMAT_ABGR8888,
          [](const FrameSize&) -> std::string { return "sp = 5, sr = 6"; }, {{2560, 2560}}},
         {"blockmatch b16 r8 ssd", "blockmatch", DRM_FORMAT_R8,

@@ -1,5 +1,7 @@
 #include "bench_report.hpp"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 namespace framecl::bench {
@@ -56,6 +58,18 @@ std::string markdown(const Report& report)
                                 report.copy_gbs > 0 ? 100 * gbs / report.copy_gbs : 0);
         }
     }
+    // The pipelines' speedups from fusion, over every pipeline case and size of the run.
+    double log_sum = 0;
+    size_t fused_runs = 0;
+    for (const Measurement& m : report.measurements)
+        if (m.error.empty() && m.unfused_median_ns > 0 && m.median_ns > 0) {
+            log_sum += std::log(double(m.unfused_median_ns) / double(m.median_ns));
+            ++fused_runs;
+        }
+    if (fused_runs > 0)
+        text += fmt::format("\nFused over unfused, geometric mean over the {} pipeline measurements above: "
+                            "{:.2f}x.\n",
+                            fused_runs, std::exp(log_sum / double(fused_runs)));
     return text;
 }
 

@@ -81,7 +81,12 @@ int plan(const framecl_format* in, const framecl_param_value*, const framecl_pla
 // which leaves the pixels as they are: the daemon fuses only the formats it can load.
 int pointwise(const framecl_format*, const framecl_param_value*, framecl_pointwise* pointwise, char*, size_t)
 {
-    *pointwise = {.function = "copy_pointwise", .kernel_file = 0, .block_width = 1, .block_height = 1, .reads_input = 0};
+    *pointwise = {.function = "copy_pointwise",
+                  .kernel_file = 0,
+                  .block_width = 1,
+                  .block_height = 1,
+                  .reads_input = 0,
+                  .fused_loads = 0};
     return 0;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <optional>
 #include <set>
 
@@ -58,6 +59,23 @@ struct Eligibility {
     std::string why_not;
 };
 
+// Whether a stencil's plan may take the stages before it into its loads: every kernel in
+// one file that built, no input read as an image.
+std::optional<std::string> whyNotLoads(const PipelineDefinition& pipeline, const StagePlan& stage, size_t k)
+{
+    const Plugin& plugin = *pipeline.stages[k].plugin;
+    if (!fusedFormat(stage.in.fourcc))
+        return fmt::format("its input {} is not a format a fused kernel loads", describe(stage.in));
+    if (boundIndices(stage.plan, FRAMECL_ARG_INPUT_IMAGE) != 0)
+        return "it reads its input as an image";
+    for (uint32_t d = 0; d < stage.plan.dispatch_count; ++d)
+        if (stage.plan.dispatches[d].kernel_file != stage.plan.dispatches[0].kernel_file)
+            return "its kernels are in more than one file";
+    if (pipeline.programs && !pipeline.programs->kernelText(plugin, stage.plan.dispatches[0].kernel_file))
+        return "its kernels did not build";
+    return std::nullopt;
+}
+
 Eligibility eligibility(const PipelineDefinition& pipeline, const StagePlan& stage, size_t k)
 {
     const Plugin& plugin = *pipeline.stages[k].plugin;
@@ -68,6 +86,11 @@ Eligibility eligibility(const PipelineDefinition& pipeline, const StagePlan& sta
         return {};
     if (stage.plan.state_count > 0 || (boundIndices(stage.plan, FRAMECL_ARG_STATISTICS) != 0))
         return {std::nullopt, "its plan keeps state or makes statistics"};
+    if ((*answer)->fused_loads) {
+        if (auto why = whyNotLoads(pipeline, stage, k))
+            return {std::nullopt, *why};
+        return {PointwiseFunction{{}, 0, 1, false, true}, {}};
+    }
     // A stencil reads its input itself; a pointwise stage's the fused kernel loads.
     if ((!(*answer)->reads_input && !fusedFormat(stage.in.fourcc)) || !fusedFormat(stage.out.fourcc) ||
         planes(stage.in) > 2)
@@ -92,6 +115,52 @@ std::string kernelName(const PipelineDefinition& pipeline, size_t first, size_t 
     return name;
 }
 
+// The start of the source of the program of the run from stage `first` whose functions
+// are `functions`: the prelude, then the kernel file of each of its first `files` stages
+// once, in run order. Or why there is none: the prelude is missing, or the run's plugins
+// differ in build options.
+Result<std::string> runSource(const PipelineDefinition& pipeline, uint32_t first,
+                              const std::vector<PointwiseFunction>& functions, uint32_t files)
+{
+    for (uint32_t k = first + 1; k < first + functions.size(); ++k)
+        if (pipeline.stages[k].plugin->buildOptions() != pipeline.stages[first].plugin->buildOptions())
+            return fail("their plugins' build options differ");
+    auto source = pipeline.programs->fusionPrelude();
+    if (!source)
+        return source;
+    std::set<std::pair<const Plugin*, uint32_t>> included;
+    for (uint32_t k = first; k < first + files; ++k) {
+        const Plugin* plugin = pipeline.stages[k].plugin;
+        const uint32_t file = functions[k - first].kernel_file;
+        if (included.insert({plugin, file}).second)
+            *source += *pipeline.programs->kernelText(*plugin, file);
+    }
+    return source;
+}
+
+// Builds kernel `kernel` of `source` for the run note.first..note.last and makes it the
+// run, its first stage running the plan `plan` gives for the built program; or says in
+// `note` why not.
+const FusedProgram* buildRun(const PipelineDefinition& pipeline, std::vector<StagePlan>& stages, FusionNote& note,
+                             const std::string& source, const std::string& kernel,
+                             const std::function<framecl_plan(const FusedProgram&)>& plan)
+{
+    const FusedProgram& built =
+        pipeline.programs->fused(source, kernel, pipeline.stages[note.first].plugin->buildOptions());
+    if (!built.program()) {
+        note.what = fmt::format("its kernel did not build: {}", built.error);
+        return nullptr;
+    }
+    for (uint32_t k = note.first; k <= note.last; ++k) {
+        stages[k].run_first = note.first;
+        stages[k].run_last = note.last;
+    }
+    stages[note.first].fused_plan = plan(built);
+    stages[note.first].fused_program = built.program();
+    note.fused = true;
+    return &built;
+}
+
 // Fuses stages first..last, whose functions are `functions`; or says why not.
 FusionNote fuseRun(const PipelineDefinition& pipeline, std::vector<StagePlan>& stages, uint32_t first, uint32_t last,
                    const std::vector<PointwiseFunction>& functions)
@@ -110,41 +179,97 @@ FusionNote fuseRun(const PipelineDefinition& pipeline, std::vector<StagePlan>& s
         note.what = fmt::format("{}x{} is not whole {}x{} blocks", frame.width, frame.height, block, block);
         return note;
     }
-    const std::string& options = pipeline.stages[first].plugin->buildOptions();
-    for (uint32_t k = first + 1; k <= last; ++k)
-        if (pipeline.stages[k].plugin->buildOptions() != options) {
-            note.what = "their plugins' build options differ";
-            return note;
-        }
-    auto prelude = pipeline.programs->fusionPrelude();
-    if (!prelude) {
-        note.what = prelude.error().message;
+    auto source = runSource(pipeline, first, functions, last - first + 1);
+    if (!source) {
+        note.what = source.error().message;
         return note;
-    }
-    // Each member's kernel file once, in run order.
-    std::string source = *prelude;
-    std::set<std::pair<const Plugin*, uint32_t>> included;
-    for (uint32_t k = first; k <= last; ++k) {
-        const Plugin* plugin = pipeline.stages[k].plugin;
-        const uint32_t file = functions[k - first].kernel_file;
-        if (included.insert({plugin, file}).second)
-            source += *pipeline.programs->kernelText(*plugin, file);
     }
     const std::string name = kernelName(pipeline, first, last);
-    source += fusedKernel(members, name, block);
-    const FusedProgram& built = pipeline.programs->fused(source, name, options);
-    if (!built.program()) {
-        note.what = fmt::format("its kernel did not build: {}", built.error);
+    *source += fusedKernel(members, name, block);
+    if (const FusedProgram* built = buildRun(pipeline, stages, note, *source, name, [&](const FusedProgram& program) {
+            return fusedPlan(members, program.kernel.c_str(), block);
+        }))
+        note.what = built->kernel;
+    return note;
+}
+
+// The arguments a stencil's kernels take in a loads-fused program (plugin.h,
+// fused_loads), as parameters and as the arguments handed on: the run's second input
+// plane where it has one, then the parameter block of each of the `count` stages before
+// the stencil.
+std::pair<std::string, std::string> fusedLoadArgs(uint32_t input_planes, uint32_t count)
+{
+    std::string params, args;
+    if (input_planes > 1) {
+        params += ", __global const uchar* fused_in1, uint fused_in1_offset, uint fused_in1_stride";
+        args += ", fused_in1, fused_in1_offset, fused_in1_stride";
+    }
+    for (uint32_t s = 0; s < count; ++s) {
+        params += fmt::format(", __global const uchar* fused_params{}", s);
+        args += fmt::format(", fused_params{}", s);
+    }
+    return {params, args};
+}
+
+// Fuses pointwise stages first..last - 1 into the loads of stencil `last`: its own
+// plan's kernels, built after a framecl_fused_input that loads the run's input and
+// applies the stages' functions (plugin.h, fused_loads). Or says why not.
+FusionNote fuseLoads(const PipelineDefinition& pipeline, std::vector<StagePlan>& stages, uint32_t first,
+                     uint32_t last, const std::vector<PointwiseFunction>& functions)
+{
+    FusionNote note{first, last, false, {}};
+    const framecl_format& in = stages[first].in;
+    const uint32_t producers = last - first;
+    framecl_plan plan = stages[last].plan;
+    for (uint32_t d = 0; d < plan.dispatch_count; ++d) {
+        framecl_dispatch& dispatch = plan.dispatches[d];
+        bool reads_input = false;
+        for (uint32_t a = 0; a < dispatch.arg_count; ++a) {
+            framecl_arg& arg = dispatch.args[a];
+            if (arg.kind == FRAMECL_ARG_PARAMS)
+                arg.index = producers; // the stencil's own block, after the producers'
+            reads_input |= arg.kind == FRAMECL_ARG_INPUT_PLANE;
+        }
+        if (!reads_input)
+            continue;
+        if (dispatch.arg_count + (planes(in) - 1) + producers > FRAMECL_MAX_ARGS) {
+            note.what = fmt::format("kernel {} would take more than {} arguments", dispatch.kernel, FRAMECL_MAX_ARGS);
+            return note;
+        }
+        for (uint32_t p = 1; p < planes(in); ++p)
+            dispatch.args[dispatch.arg_count++] = {FRAMECL_ARG_INPUT_PLANE, p, 0, 0, 0, 0};
+        for (uint32_t s = 0; s < producers; ++s)
+            dispatch.args[dispatch.arg_count++] = {FRAMECL_ARG_PARAMS, s, 0, 0, 0, 0};
+    }
+    // The stencil's file comes after framecl_fused_input, below.
+    auto source = runSource(pipeline, first, functions, last - first);
+    if (!source) {
+        note.what = source.error().message;
         return note;
     }
-    for (uint32_t k = first; k <= last; ++k) {
-        stages[k].run_first = first;
-        stages[k].run_last = last;
-    }
-    stages[first].fused_plan = fusedPlan(members, built.kernel.c_str(), block);
-    stages[first].fused_program = built.program();
-    note.fused = true;
-    note.what = built.kernel;
+    const auto [params, args] = fusedLoadArgs(planes(in), producers);
+    std::string loads = fmt::format("    px[0] = framecl_load_{}(in0, in0_offset, in0_stride{}, x, y);\n",
+                                    *fusedFormat(in.fourcc), planes(in) > 1 ? ", fused_in1, fused_in1_offset, fused_in1_stride" : "");
+    for (uint32_t s = 0; s < producers; ++s)
+        loads += fmt::format("    {}(px, x, y, fused_params{});\n", functions[s].function, s);
+    *source += fmt::format("\n#line 1 \"{}\"\n"
+                          "#undef FRAMECL_FUSED_INPUT\n#define FRAMECL_FUSED_INPUT 1\n"
+                          "#undef FRAMECL_FUSED_PARAMS\n#define FRAMECL_FUSED_PARAMS {}\n"
+                          "#undef FRAMECL_FUSED_ARGS\n#define FRAMECL_FUSED_ARGS {}\n"
+                          "uint4 framecl_fused_input(__global const uchar* restrict in0, uint in0_offset, "
+                          "uint in0_stride FRAMECL_FUSED_PARAMS, uint x, uint y)\n"
+                          "{{\n    uint4 px[1];\n{}    return px[0];\n}}\n",
+                          kernelName(pipeline, first, last - 1) + "_loads", params, args, loads);
+    const Plugin& stencil = *pipeline.stages[last].plugin;
+    *source += *pipeline.programs->kernelText(stencil, plan.dispatches[0].kernel_file);
+    const FusedProgram* built =
+        buildRun(pipeline, stages, note, *source, plan.dispatches[0].kernel, [&](const FusedProgram&) { return plan; });
+    if (!built)
+        return note;
+    std::vector<std::string> names;
+    for (uint32_t k = first; k < last; ++k)
+        names.push_back(pipeline.stages[k].plugin->name());
+    note.what = fmt::format("{} with {} in its loads", built->kernel, fmt::join(names, ", "));
     return note;
 }
 
@@ -155,9 +280,21 @@ struct Run {
     std::vector<PointwiseFunction> functions;
 };
 
+// Whether the stencil after `run` may compute the run on each pixel it loads: the run's
+// stages are pointwise, per pixel, and none makes NV12, whose chroma is a 2x2 block's.
+bool loadable(const std::vector<StagePlan>& stages, const Run& run)
+{
+    for (uint32_t k = run.first; k <= run.last; ++k) {
+        const PointwiseFunction& function = run.functions[k - run.first];
+        if (function.reads_input || function.block != 1 || stages[k].out.fourcc == DRM_FORMAT_NV12)
+            return false;
+    }
+    return true;
+}
+
 // The runs of two or more stages of `stages` that may fuse: a stencil or a pointwise
-// stage, then pointwise stages. A stage that says it is fusable and cannot be adds its
-// reason to `notes`.
+// stage, then pointwise stages, and last perhaps a stencil taking them into its loads
+// (loadable). A stage that says it is fusable and cannot be adds its reason to `notes`.
 std::vector<Run> findRuns(const PipelineDefinition& pipeline, const std::vector<StagePlan>& stages,
                           std::vector<FusionNote>& notes)
 {
@@ -172,10 +309,21 @@ std::vector<Run> findRuns(const PipelineDefinition& pipeline, const std::vector<
             ++k;
             continue;
         }
+        if (eligible[k].function->fused_loads) { // ends a run, never begins one
+            ++k;
+            continue;
+        }
         Run run{uint32_t(k), uint32_t(k), {*eligible[k].function}};
         while (run.last + 1 < stages.size() && eligible[run.last + 1].function &&
-               !eligible[run.last + 1].function->reads_input && run.functions.size() < max_run)
-            run.functions.push_back(*eligible[++run.last].function);
+               !eligible[run.last + 1].function->reads_input && run.functions.size() < max_run) {
+            const PointwiseFunction& next = *eligible[run.last + 1].function;
+            if (next.fused_loads && !loadable(stages, run))
+                break;
+            run.functions.push_back(next);
+            ++run.last;
+            if (next.fused_loads)
+                break;
+        }
         k = run.last + 1;
         if (run.last > run.first)
             runs.push_back(std::move(run));
@@ -308,9 +456,25 @@ std::vector<FusionNote> fuseStages(const PipelineDefinition& pipeline, std::vect
     if (!pipeline.fuse)
         return notes;
     for (const Run& run : findRuns(pipeline, stages, notes))
-        notes.push_back(fuseRun(pipeline, stages, run.first, run.last, run.functions));
+        notes.push_back(!stages[run.first].choice.fuse
+                            ? FusionNote{run.first, run.last, false, "the tuner timed it faster unfused"}
+                        : run.functions.back().fused_loads
+                            ? fuseLoads(pipeline, stages, run.first, run.last, run.functions)
+                            : fuseRun(pipeline, stages, run.first, run.last, run.functions));
     std::sort(notes.begin(), notes.end(), [](const FusionNote& a, const FusionNote& b) { return a.first < b.first; });
     return notes;
+}
+
+std::vector<std::pair<uint32_t, uint32_t>> fusableRuns(const PipelineDefinition& pipeline,
+                                                       const std::vector<StagePlan>& stages)
+{
+    std::vector<std::pair<uint32_t, uint32_t>> runs;
+    if (!pipeline.fuse)
+        return runs;
+    std::vector<FusionNote> notes;
+    for (const Run& run : findRuns(pipeline, stages, notes))
+        runs.emplace_back(run.first, run.last);
+    return runs;
 }
 
 std::vector<std::string> describeFusion(const PipelineDefinition& pipeline)

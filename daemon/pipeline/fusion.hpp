@@ -39,8 +39,15 @@ framecl_plan fusedPlan(const std::vector<FusedMember>& members, const char* kern
 // and its input (but a stencil's) and output are formats the fused kernel loads and
 // stores, of one size. A run is left unfused, with its
 // note saying why, where its stages' build options differ, its frame is not whole blocks,
-// or its kernel does not build. Nothing is fused where the pipeline says fuse = false.
+// or its kernel does not build, or its first stage's choice says the tuner timed it
+// faster unfused (StageChoice::fuse). Nothing is fused where the pipeline says
+// fuse = false.
 std::vector<FusionNote> fuseStages(const PipelineDefinition& pipeline, std::vector<StagePlan>& stages);
+
+// The runs fuseStages would fuse in `stages`, as (first, last), without building them:
+// what the tuner times fused and unfused.
+std::vector<std::pair<uint32_t, uint32_t>> fusableRuns(const PipelineDefinition& pipeline,
+                                                       const std::vector<StagePlan>& stages);
 
 // What fusion makes of `pipeline`, for `framecl pipelines`: one line per distinct answer
 // over the input formats framecld holds, at a size every format allows, such as

@@ -525,12 +525,17 @@ Result<std::optional<PointwiseFunction>> Plugin::pointwise(const framecl_format&
         return fail(error[0] ? std::string(error.data())
                              : fmt::format("{} could not say whether it is pointwise for {} and did not say why",
                                            label(), formatText(in)));
-    if (!answer.function)
-        return std::nullopt;
-    const std::string function(answer.function, strnlen(answer.function, 256));
     const auto bad = [&](const std::string& what) {
         return fail(fmt::format("{} returned a bad pointwise answer for {}: {}", label(), formatText(in), what));
     };
+    // An ABI 6 plugin's answer is shorter: fused_loads stays as it arrived, zero.
+    if (answer.fused_loads > 1)
+        return bad(fmt::format("fused_loads {}, not 0 or 1", answer.fused_loads));
+    if (!answer.function && answer.fused_loads)
+        return PointwiseFunction{{}, 0, 1, false, true};
+    if (!answer.function)
+        return std::nullopt;
+    const std::string function(answer.function, strnlen(answer.function, 256));
     const auto letter = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; };
     const auto digit = [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; };
     const bool identifier = !function.empty() && function.size() < 256 && letter(function[0]) &&
@@ -543,7 +548,8 @@ Result<std::optional<PointwiseFunction>> Plugin::pointwise(const framecl_format&
         return bad(fmt::format("a block of {}x{}, not 1x1 or 2x2", answer.block_width, answer.block_height));
     if (answer.reads_input > 1)
         return bad(fmt::format("reads_input {}, not 0 or 1", answer.reads_input));
-    return PointwiseFunction{function, answer.kernel_file, answer.block_width, answer.reads_input == 1};
+    return PointwiseFunction{function, answer.kernel_file, answer.block_width, answer.reads_input == 1,
+                             answer.fused_loads == 1};
 }
 
 Result<std::vector<uint8_t>> Plugin::paramBlock(const framecl_format& in, const ResolvedParams& params) const

@@ -26,12 +26,15 @@ namespace framecl::pipeline {
 
 // A stage's answer to plugin.h's `pointwise`, checked: its function, in kernel file
 // `kernel_file`, makes blocks of `block` x `block` pixels (1 or 2), from the same pixels
-// of its input, or reading its input planes itself (`reads_input`: a stencil).
+// of its input, or reading its input planes itself (`reads_input`: a stencil). With
+// `fused_loads`, a stencil whose plan's kernels take the stages before it into their
+// loads; `function` may then be empty.
 struct PointwiseFunction {
     std::string function;
     uint32_t kernel_file = 0;
     uint32_t block = 1;
     bool reads_input = false;
+    bool fused_loads = false;
 };
 
 // One plugin: its descriptor's data in owned C++ and the calls into it.

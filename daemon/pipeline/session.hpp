@@ -141,10 +141,12 @@ struct DispatchSlice {
 // How one stage runs, as the tuner chose (pipeline/tuner.hpp) or framecl-bench asks:
 // `variant` replaces the value of the plugin's `variant` parameter; `local` is the
 // work-group size of each dispatch whose plan leaves it to the daemon. Empty and
-// {0, 0}: as configured, and the driver's choice.
+// {0, 0}: as configured, and the driver's choice. `fuse`, at the first stage of a run
+// that fuses (pipeline/fusion.hpp): false where the tuner timed the run faster unfused.
 struct StageChoice {
     std::string variant;
     std::array<size_t, 2> local{0, 0};
+    bool fuse = true;
 };
 
 struct SessionOptions {

@@ -34,14 +34,23 @@ Result<cl::Buffer> frameBuffer(const gpu::GpuContext& gpu, uint64_t bytes, bool 
 
 std::shared_ptr<const PipelineDefinition> singleStage(const PipelineDefinition& pipeline, size_t stage)
 {
-    const StageDefinition& original = pipeline.stages[stage];
-    auto single = std::make_shared<PipelineDefinition>();
-    single->name = fmt::format("{} stage {}", pipeline.name, stage + 1);
-    single->stages.push_back({original.plugin, original.params.copy(), original.label, original.where});
-    single->registry = pipeline.registry;
-    single->programs = pipeline.programs;
-    single->where = pipeline.where;
-    return single;
+    return stageRange(pipeline, stage, stage);
+}
+
+std::shared_ptr<const PipelineDefinition> stageRange(const PipelineDefinition& pipeline, size_t first, size_t last)
+{
+    auto range = std::make_shared<PipelineDefinition>();
+    range->name = first == last ? fmt::format("{} stage {}", pipeline.name, first + 1)
+                                : fmt::format("{} stages {}-{}", pipeline.name, first + 1, last + 1);
+    for (size_t k = first; k <= last; ++k) {
+        const StageDefinition& original = pipeline.stages[k];
+        range->stages.push_back({original.plugin, original.params.copy(), original.label, original.where});
+    }
+    range->registry = pipeline.registry;
+    range->programs = pipeline.programs;
+    range->where = pipeline.where;
+    range->fuse = pipeline.fuse;
+    return range;
 }
 
 std::shared_ptr<const PipelineDefinition> unfused(const PipelineDefinition& pipeline)

@@ -21,6 +21,10 @@ namespace framecl::pipeline {
 // programs (the stage's parameters copied).
 std::shared_ptr<const PipelineDefinition> singleStage(const PipelineDefinition& pipeline, size_t stage);
 
+// Stages first..last of `pipeline` as a pipeline of their own, fused as it is: a run
+// the tuner times fused and unfused.
+std::shared_ptr<const PipelineDefinition> stageRange(const PipelineDefinition& pipeline, size_t first, size_t last);
+
 // `pipeline` with its stages never fused (pipeline/fusion.hpp), sharing the plugins and
 // programs (the parameters copied): what fusion is measured against.
 std::shared_ptr<const PipelineDefinition> unfused(const PipelineDefinition& pipeline);

@@ -10,6 +10,8 @@
 #include "base/log.hpp"
 #include "base/read_file.hpp"
 #include "base/write_file.hpp"
+#include "pipeline/fusion.hpp"
+#include "pipeline/stage_plan.hpp"
 #include "pipeline/stage_timing.hpp"
 
 namespace framecl::pipeline {
@@ -53,6 +55,14 @@ std::string valueText(const config::ParameterValue& value)
                 return fmt::format("{}", v);
         },
         value);
+}
+
+// A run's fusion choice: "unfused, 48.142 ms (fused 85.627 ms)".
+std::string fusionText(const TunedStage& tuned)
+{
+    const bool fused = tuned.choice.variant == "fused";
+    return fmt::format("{}, {:.3f} ms ({} {:.3f} ms)", tuned.choice.variant, double(tuned.gpu_ns) / 1e6,
+                       fused ? "unfused" : "fused", double(tuned.other_ns) / 1e6);
 }
 
 std::string choiceText(const TunedStage& tuned)
@@ -112,6 +122,7 @@ Tuner::Tuner(const gpu::GpuContext& gpu, std::filesystem::path cache_dir, std::c
             tuned.gpu_ns = entry.at("gpu_ns").get<uint64_t>();
             tuned.last_used = entry.value("last_used", uint64_t{0});
             tuned.copies_input = entry.value("copies_input", false);
+            tuned.other_ns = entry.value("other_ns", uint64_t{0});
             uses_ = std::max(uses_, tuned.last_used);
             choices_[key] = tuned;
         }
@@ -126,6 +137,16 @@ std::string Tuner::stageKey(const StageDefinition& stage) const
     const auto& caps = gpu_->capabilities();
     return fmt::format("{}|{}|{}@{}|{}", caps.name, caps.driver_version, stage.plugin->name(),
                        stage.plugin->version(), parameterText(stage));
+}
+
+std::string Tuner::fusionPrefix(const PipelineDefinition& pipeline, size_t first, size_t last) const
+{
+    const auto& caps = gpu_->capabilities();
+    std::vector<std::string> stages;
+    for (size_t k = first; k <= last; ++k)
+        stages.push_back(fmt::format("{}@{}|{}", pipeline.stages[k].plugin->name(), pipeline.stages[k].plugin->version(),
+                                     parameterText(pipeline.stages[k])));
+    return fmt::format("{}|{}|fusion|{}|", caps.name, caps.driver_version, fmt::join(stages, " + "));
 }
 
 std::vector<StageChoice> Tuner::candidates(const StageDefinition& stage, const FrameShape& input,
@@ -293,9 +314,96 @@ std::vector<StageChoice> Tuner::choose(const PipelineDefinition& pipeline, const
             break; // Session::open reports it
         shape = *next;
     }
+    if (pipeline.fuse && !isCancelled(cancelled))
+        stored = chooseFusion(pipeline, input, chosen, lock, report, cancelled, turns) || stored;
     if (stored)
         save();
     return chosen;
+}
+
+bool Tuner::chooseFusion(const PipelineDefinition& pipeline, const FrameShape& input, std::vector<StageChoice>& chosen,
+                         std::unique_lock<std::mutex>& lock, const std::function<void(const std::string&)>& report,
+                         const std::atomic<bool>* cancelled, GpuTurns* turns)
+{
+    auto stages = negotiateFormats(pipeline, input, chosen, 0);
+    if (!stages)
+        return false; // Session::open reports it
+    bool stored = false;
+    for (const auto& [first, last] : fusableRuns(pipeline, *stages)) {
+        const FrameShape shape = (*stages)[first].in;
+        std::string choices;
+        for (size_t k = first; k <= last; ++k)
+            choices += fmt::format("{}{}:{}x{}", k > first ? " " : "", chosen[k].variant, chosen[k].local[0],
+                                   chosen[k].local[1]);
+        const std::string key = fusionPrefix(pipeline, first, last) + pipeline::describe(shape) + "|" + choices;
+        auto found = choices_.find(key);
+        // As for a stage's choice: an edited tuning.json may say anything.
+        if (found != choices_.end() && found->second.choice.variant != "fused" &&
+            found->second.choice.variant != "unfused") {
+            choices_.erase(found);
+            found = choices_.end();
+        }
+        if (found == choices_.end()) {
+            lock.unlock();
+            if (report)
+                report(fmt::format("timing stages {}-{} of {} fused and unfused for {}", first + 1, last + 1,
+                                   pipeline.stages.size(), pipeline::describe(shape)));
+            TunedStage timed = timeFusion(pipeline, first, last, shape, chosen, cancelled, turns);
+            lock.lock();
+            if (timed.gpu_ns == 0)
+                continue; // fused, as it would be without a tuner
+            if (choices_.size() >= max_tuning_choices)
+                choices_.erase(std::min_element(choices_.begin(), choices_.end(), [](const auto& a, const auto& b) {
+                    return a.second.last_used < b.second.last_used;
+                }));
+            found = choices_.emplace(key, timed).first;
+            stored = true;
+        }
+        found->second.last_used = ++uses_;
+        chosen[first].fuse = found->second.choice.variant == "fused";
+    }
+    return stored;
+}
+
+TunedStage Tuner::timeFusion(const PipelineDefinition& pipeline, size_t first, size_t last, const FrameShape& input,
+                             const std::vector<StageChoice>& chosen, const std::atomic<bool>* cancelled,
+                             GpuTurns* turns)
+{
+    const auto logger = log::get("tuner");
+    const std::string what = fmt::format("stages {}-{} of {} on {}", first + 1, last + 1, pipeline.name,
+                                         pipeline::describe(input));
+    const auto run = stageRange(pipeline, first, last);
+    const std::vector<StageChoice> choices(chosen.begin() + long(first), chosen.begin() + long(last) + 1);
+    auto unfused_timer = StageTimer::open(*gpu_, unfused(*run), input, kernel_budget_ns_, turns);
+    auto fused_timer = StageTimer::open(*gpu_, run, input, kernel_budget_ns_, turns);
+    if (!unfused_timer || !fused_timer) {
+        logger->warn("cannot time the fusion of {}: {}", what,
+                     (!unfused_timer ? unfused_timer : fused_timer).error().message);
+        return {};
+    }
+    auto unfused_times = unfused_timer->time(choices, warmup_frames, timed_frames, {.cancelled = cancelled});
+    if (!unfused_times || isCancelled(cancelled)) {
+        if (!isCancelled(cancelled))
+            logger->warn("cannot time {} unfused: {}", what, unfused_times.error().message);
+        return {};
+    }
+    const uint64_t unfused_ns = median(unfused_times->gpu_ns);
+    // As a candidate that cannot win: fused stops once it cannot beat unfused.
+    auto fused_times = fused_timer->time(
+        choices, warmup_frames, timed_frames,
+        {.hopeless_ns = hopeless * unfused_ns, .beat_ns = unfused_ns, .cancelled = cancelled});
+    if (isCancelled(cancelled))
+        return {};
+    if (!fused_times) {
+        logger->warn("cannot time {} fused, so it runs unfused: {}", what, fused_times.error().message);
+        return {{"unfused", {0, 0}}, unfused_ns, 0, false, true, 0};
+    }
+    const uint64_t fused_ns = median(fused_times->gpu_ns);
+    const bool fuse = fused_ns <= unfused_ns;
+    TunedStage timed{{fuse ? "fused" : "unfused", {0, 0}}, fuse ? fused_ns : unfused_ns, 0, false, true,
+                     fuse ? unfused_ns : fused_ns};
+    logger->info("tuned the fusion of {}: {}", what, fusionText(timed));
+    return timed;
 }
 
 std::vector<std::string> Tuner::describe(const PipelineDefinition& pipeline) const
@@ -308,6 +416,18 @@ std::vector<std::string> Tuner::describe(const PipelineDefinition& pipeline) con
             lines.push_back(fmt::format("stage {} ({}) on {}: {}", k + 1, pipeline.stages[k].plugin->name(),
                                         it->first.substr(prefix.size()), choiceText(it->second)));
     }
+    for (size_t first = 0; first < pipeline.stages.size(); ++first)
+        for (size_t last = first + 1; last < pipeline.stages.size(); ++last) {
+            const std::string prefix = fusionPrefix(pipeline, first, last);
+            std::vector<std::string> names;
+            for (size_t k = first; k <= last; ++k)
+                names.push_back(pipeline.stages[k].plugin->name());
+            for (auto it = choices_.lower_bound(prefix); it != choices_.end() && it->first.starts_with(prefix); ++it) {
+                const std::string frame = it->first.substr(prefix.size(), it->first.find('|', prefix.size()) - prefix.size());
+                lines.push_back(fmt::format("stages {}-{} ({}) on {}: {}", first + 1, last + 1, fmt::join(names, ", "),
+                                            frame, fusionText(it->second)));
+            }
+        }
     return lines;
 }
 
@@ -320,7 +440,8 @@ void Tuner::save() const
                             {"local", tuned.choice.local},
                             {"gpu_ns", tuned.gpu_ns},
                             {"last_used", tuned.last_used},
-                            {"copies_input", tuned.copies_input}};
+                            {"copies_input", tuned.copies_input},
+                            {"other_ns", tuned.other_ns}};
     const nlohmann::json file = {{"format", file_format}, {"choices", choices}};
     std::error_code ec;
     std::filesystem::create_directories(file_.parent_path(), ec);

@@ -37,6 +37,8 @@ struct TunedStage {
     // Every candidate was timed. A choice whose timing ran out of its budget serves this
     // framecld's sessions but is not written to tuning.json: the next start tunes again.
     bool complete = true;
+    // A run's fusion (choice.variant "fused" or "unfused"): the time of the other way.
+    uint64_t other_ns = 0;
 };
 
 // The most choices tuning.json keeps: every frame size a client opens a session for
@@ -65,14 +67,18 @@ public:
     // for R8 3264x2448: candidate 5 of 34".
     // `cancelled` (SessionPreparer's), once set, ends the timing between two frames; the
     // stages not chosen by then get the empty choice, and nothing is kept. Every part of
-    // the timed frames takes its turn through `turns` (null: at once).
+    // the timed frames takes its turn through `turns` (null: at once). Then each run of
+    // stages that fuses (pipeline/fusion.hpp) is timed fused and unfused, on the stages'
+    // choices, and its first stage's choice keeps the faster (StageChoice::fuse): a
+    // stencil that computes a producer again for every sample of its window can lose.
     std::vector<StageChoice> choose(const PipelineDefinition& pipeline, const FrameShape& input,
                                     const std::function<void(const std::string&)>& report = {},
                                     const std::atomic<bool>* cancelled = nullptr, GpuTurns* turns = nullptr);
 
     // What is chosen for `pipeline` on this device, one line per stage and frame size,
     // for `framecl pipelines`: "stage 2 (epsilon) on R8 1920x1080: variant branchless,
-    // work group 16x16, 0.412 ms".
+    // work group 16x16, 0.412 ms"; and per run that fuses: "stages 1-2 (color, epsilon)
+    // on ABGR8888 1920x1080: unfused, 48.142 ms (fused 85.627 ms)".
     std::vector<std::string> describe(const PipelineDefinition& pipeline) const;
 
     // The candidates for a stage: where its variant is left to `auto`, the plugin's own
@@ -85,6 +91,20 @@ public:
 
 private:
     std::string stageKey(const StageDefinition& stage) const;
+    // "<device>|fusion|<stage keys of first..last, joined by +>|": the key of a run's
+    // fusion choices, followed by the frame and the stages' choices.
+    std::string fusionPrefix(const PipelineDefinition& pipeline, size_t first, size_t last) const;
+    // For each run that fuses on `chosen` (pipeline/fusion.hpp), the cached answer or
+    // the run timed fused and unfused; sets its first stage's StageChoice::fuse to the
+    // faster. True where a new answer is to be saved. `lock` (on mutex_) is held but
+    // while timing.
+    bool chooseFusion(const PipelineDefinition& pipeline, const FrameShape& input, std::vector<StageChoice>& chosen,
+                      std::unique_lock<std::mutex>& lock, const std::function<void(const std::string&)>& report,
+                      const std::atomic<bool>* cancelled, GpuTurns* turns);
+    // No choice (gpu_ns 0) where either way failed or `cancelled` was set.
+    TunedStage timeFusion(const PipelineDefinition& pipeline, size_t first, size_t last, const FrameShape& input,
+                          const std::vector<StageChoice>& chosen, const std::atomic<bool>* cancelled,
+                          GpuTurns* turns);
     // No choice (gpu_ns 0) where nothing ran or `cancelled` was set.
     TunedStage tune(const PipelineDefinition& pipeline, size_t stage, const FrameShape& input,
                     const std::function<void(size_t candidate, size_t candidates)>& report,

@@ -26,8 +26,8 @@ extern "C" {
 /* Bumped on any change to the structs below. The daemon loads this version and the
  * older ones down to FRAMECL_PLUGIN_ABI_OLDEST, whose descriptors are this one's first
  * fields (5 added param_block, FRAMECL_ARG_PARAMS and FRAMECL_ARG_STATISTICS; 6 added
- * pointwise), and refuses any other. */
-#define FRAMECL_PLUGIN_ABI_VERSION 6
+ * pointwise; 7 added framecl_pointwise's fused_loads), and refuses any other. */
+#define FRAMECL_PLUGIN_ABI_VERSION 7
 #define FRAMECL_PLUGIN_ABI_OLDEST 4
 
 /* The one symbol a plugin exports. */
@@ -232,13 +232,28 @@ struct framecl_plan {
  *               __private uint4* pixels, __global const uchar* params)
  *
  * (in0 and in1 are the input's planes, plane 0 twice for a single-plane format; width
- * and height are the input's, its output's the same). Its input may be any format. */
+ * and height are the input's, its output's the same). Its input may be any format.
+ *
+ * ABI 7: a stencil may instead end a run, the pointwise stages before it fused into its
+ * loads: it sets `fused_loads` (`function` may then stay NULL), and its plan's kernels
+ * that read the input plane read each pixel through framecl_fused_input where the
+ * program defines FRAMECL_FUSED_INPUT as 1 (kernels/prelude.cl, which defines it 0 and
+ * the daemon redefines it in front of the stage's kernel file for a fused build):
+ *
+ *     uint4 framecl_fused_input(in0, in0_offset, in0_stride FRAMECL_FUSED_ARGS, uint x, uint y)
+ *
+ * returns the stage's input pixel at (x, y), inside the frame, computed from the run's
+ * input; such a kernel appends FRAMECL_FUSED_PARAMS to its parameters and hands
+ * FRAMECL_FUSED_ARGS on to whatever calls framecl_fused_input. Its borders and vector
+ * loads stay its own; the daemon appends the arguments to its dispatches. The stencil's
+ * input must be a format of the list above and its plan must not read an image. */
 struct framecl_pointwise {
-    const char* function;  /* NULL: the stage is not fusable for this input and these parameters */
+    const char* function;  /* NULL: no function (the stage is not fusable unless fused_loads) */
     uint32_t kernel_file;  /* index into the descriptor's kernel_files */
     uint32_t block_width;  /* 1 or 2, with block_height the same */
     uint32_t block_height;
     uint32_t reads_input;  /* 0: pointwise; 1: a stencil that may begin a run */
+    uint32_t fused_loads;  /* ABI 7. 1: a stencil whose loads take the stages before it */
 };
 
 /* ---- The descriptor ---------------------------------------------------------------- */
@@ -284,7 +299,7 @@ struct framecl_plugin {
 
     /* ABI 6; may be NULL (never fused). Whether the stage is fusable for `in` (a format
      * negotiate accepted) with `params`, and its function: fills `pointwise`
-     * (which arrives zeroed; leave `function` NULL for no) and returns 0, or non-zero
+     * (which arrives zeroed; leave it so for no) and returns 0, or non-zero
      * with a message in `error`. The answer may depend on the parameters (a filter
      * pointwise in one mode and not in another) but not on what the parameter block
      * holds: the stage's plan and its pointwise answer stay the same while a frame's

@@ -104,7 +104,12 @@ int paramBlock(const framecl_format*, const framecl_param_value* values, uint8_t
 // Every output pixel is a function of its input pixel alone, whatever the parameters.
 int pointwise(const framecl_format*, const framecl_param_value*, framecl_pointwise* pointwise, char*, size_t)
 {
-    *pointwise = {.function = "ccm_pointwise", .kernel_file = 0, .block_width = 1, .block_height = 1, .reads_input = 0};
+    *pointwise = {.function = "ccm_pointwise",
+                  .kernel_file = 0,
+                  .block_width = 1,
+                  .block_height = 1,
+                  .reads_input = 0,
+                  .fused_loads = 0};
     return 0;
 }
 

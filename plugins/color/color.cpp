@@ -364,7 +364,12 @@ int pointwise(const framecl_format*, const framecl_param_value* values, framecl_
 {
     const Op op = opOf(values);
     const uint32_t side = op == abgr_to_nv12 ? 2 : 1;
-    *pointwise = {.function = pointwise_functions[op], .kernel_file = 0, .block_width = side, .block_height = side, .reads_input = 0};
+    *pointwise = {.function = pointwise_functions[op],
+                  .kernel_file = 0,
+                  .block_width = side,
+                  .block_height = side,
+                  .reads_input = 0,
+                  .fused_loads = 0};
     return 0;
 }
 

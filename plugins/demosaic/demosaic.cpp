@@ -140,7 +140,8 @@ int pointwise(const framecl_format* in, const framecl_param_value* values, frame
                   .kernel_file = 0,
                   .block_width = 2,
                   .block_height = 2,
-                  .reads_input = 1};
+                  .reads_input = 1,
+                  .fused_loads = 0};
     return 0;
 }
 

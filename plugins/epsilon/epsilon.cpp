@@ -168,6 +168,18 @@ int plan(const framecl_format* in, const framecl_param_value* values, const fram
     return 0;
 }
 
+// baseline and the wide variants read each input pixel through EPSILON_PIXEL
+// (kernels/epsilon.cl), so pointwise stages before the stage may fuse into their loads;
+// the packed ones keep their own vector loads, and image reads an image.
+int pointwise(const framecl_format*, const framecl_param_value* values, framecl_pointwise* pointwise, char*,
+              size_t)
+{
+    const Variant variant = variantOf(values);
+    if (variant == baseline || variant == wide16 || variant == wide16x2)
+        pointwise->fused_loads = 1;
+    return 0;
+}
+
 const framecl_plugin descriptor = {
     .abi_version = FRAMECL_PLUGIN_ABI_VERSION,
     .name = "epsilon",
@@ -181,7 +193,7 @@ const framecl_plugin descriptor = {
     .negotiate = negotiate,
     .plan = plan,
     .param_block = nullptr,
-    .pointwise = nullptr,
+    .pointwise = pointwise,
 };
 
 } // namespace

@@ -114,7 +114,12 @@ int paramBlock(const framecl_format*, const framecl_param_value* values, uint8_t
 // Every output pixel is a function of its input pixel alone, whatever the curve.
 int pointwise(const framecl_format*, const framecl_param_value*, framecl_pointwise* pointwise, char*, size_t)
 {
-    *pointwise = {.function = "tone_pointwise", .kernel_file = 0, .block_width = 1, .block_height = 1, .reads_input = 0};
+    *pointwise = {.function = "tone_pointwise",
+                  .kernel_file = 0,
+                  .block_width = 1,
+                  .block_height = 1,
+                  .reads_input = 0,
+                  .fused_loads = 0};
     return 0;
 }
 

@@ -31,3 +31,15 @@ for run in unfused fused; do
     grep -q "camera ISP SRGGB10P to NV12, statistics ($run defaults) | SRGGB10P 132x66 .* framecl's NV12 equals the CPU reference, its statistics equal it" \
         "$work/isp-check.md"
 done
+# The shipped edges and denoise-edges pipelines (epsilon taking the luma conversion into
+# its loads where fused), unfused and fused, each against the reference in
+# compare_opencv.py.
+"$bench" --sizes 138x66 --runs 1 --warmup 0 --no-extra-sizes --filters color,epsilon,sobel \
+    --plugin-dir "$FRAMECL_PLUGIN_DIR" --kernel-dir "$FRAMECL_SOURCE_ROOT/kernels" --cache-dir "$work/cache" \
+    --dump "$work/edges" --json "$work/edges.json" --markdown "$work/edges.md"
+"$python" "$script" "$work/edges.json" --check-only | tee "$work/edges-check.md"
+for pipeline in "edges ABGR8888" "denoise-edges NV12"; do
+    for run in unfused fused; do
+        grep -q "$pipeline ($run defaults) | .* 138x66 .* equal to the reference" "$work/edges-check.md"
+    done
+done

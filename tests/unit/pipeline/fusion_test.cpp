@@ -22,11 +22,14 @@ using test::LaidOutBuffer;
 
 namespace {
 
-// A stage for the chains: its TOML table, the format it takes and the one it gives.
+// A stage for the chains: its TOML table, the format it takes and the one it gives, and
+// whether it is a stencil that takes the stages before it into its loads (and so only
+// ends a chain).
 struct PointwiseStage {
     std::string toml;
     uint32_t in;
     uint32_t out;
+    bool loads = false;
 };
 
 const std::vector<PointwiseStage>& pointwiseStages()
@@ -53,13 +56,22 @@ const std::vector<PointwiseStage>& pointwiseStages()
         // Stencils, which begin a run: 16-bit words and bytes.
         {R"({ plugin = "demosaic", method = "mhc" })", V4L2_PIX_FMT_SRGGB10, DRM_FORMAT_ABGR16161616},
         {R"({ plugin = "demosaic", method = "bilinear" })", V4L2_PIX_FMT_SGBRG8, DRM_FORMAT_ABGR16161616},
+        // Stencils that end a run, the stages before them computed on each pixel they
+        // load: each variant that says so, and every border.
+        {R"({ plugin = "epsilon", radius = 2, threshold = 12 })", DRM_FORMAT_R8, DRM_FORMAT_R8, true},
+        {R"({ plugin = "epsilon", radius = 3, threshold = 40, variant = "baseline", border = "constant", border_value = 9 })",
+         DRM_FORMAT_R8, DRM_FORMAT_R8, true},
+        {R"({ plugin = "epsilon", radius = 4, threshold = 20, variant = "wide16", border = "reflect101" })",
+         DRM_FORMAT_R8, DRM_FORMAT_R8, true},
     };
     return stages;
 }
 
 // Every chain of `length` stages whose formats follow on, as indices into
-// pointwiseStages(). Past length 2 only the filters: a copy changes nothing a pair with
-// it does not already check, and each chain costs a build of its kernel.
+// pointwiseStages(), that fuses whole: a stencil taking loads only last, after stages
+// computed per pixel (none in 2x2 blocks, none a stencil). Past length 2 only the
+// filters: a copy changes nothing a pair with it does not already check, and each chain
+// costs a build of its kernel.
 std::vector<std::vector<size_t>> chains(size_t length)
 {
     std::vector<std::vector<size_t>> made;
@@ -73,12 +85,20 @@ std::vector<std::vector<size_t>> chains(size_t length)
                 made.push_back(chain);
             return;
         }
-        for (size_t s = 0; s < stages.size(); ++s)
+        const auto perPixel = [&](size_t t) {
+            return stages[t].out != DRM_FORMAT_NV12 && stages[t].toml.find("demosaic") == std::string::npos;
+        };
+        if (!chain.empty() && stages[chain.back()].loads)
+            return;
+        for (size_t s = 0; s < stages.size(); ++s) {
+            if (stages[s].loads && !std::all_of(chain.begin(), chain.end(), perPixel))
+                continue;
             if (chain.empty() || stages[chain.back()].out == stages[s].in) {
                 chain.push_back(s);
                 self(self);
                 chain.pop_back();
             }
+        }
     };
     extend(extend);
     return made;
@@ -173,6 +193,8 @@ TEST_CASE("every chain of two pointwise stages, and of three filters, gives the 
         CHECK(fused->fusion()[0].fused);
         CHECK(fused->fusion()[0].first == 0);
         CHECK(fused->fusion()[0].last == chain.size() - 1);
+        if (stages[chain.back()].loads)
+            CHECK(fused->fusion()[0].what.find("in its loads") != std::string::npos);
         CHECK(unfused->fusion().empty());
         // Packed (every offset and stride aligned), then padded by 3 bytes (none aligned).
         for (const uint32_t padding : {0u, 3u}) {
@@ -193,26 +215,34 @@ TEST_CASE("every chain of two pointwise stages, and of three filters, gives the 
 TEST_CASE("a fused run cut into tiles and replayed from a khr recording gives the unfused bytes")
 {
     const auto all = allChains();
-    const std::vector<size_t> isp_tail{5, 6, 8}; // ccm, tone, abgr_to_nv12 bt709 limited
-    const size_t c = size_t(std::find(all.begin(), all.end(), isp_tail) - all.begin());
-    REQUIRE(c < all.size());
-    const FrameShape shape{DRM_FORMAT_ABGR16161616, 64, 48};
-    pipeline::SessionOptions options;
-    options.recording = pocl().gpu->capabilities().command_buffer ? gpu::RecordingMode::Khr : gpu::RecordingMode::Off;
-    options.kernel_budget_ns = 1'000'000;
-    options.assumed_ns_per_item = 100'000.0; // 10 work items a tile
-    auto fused = pipeline::Session::open(*pocl().gpu, pocl().pipelines.catalog.find(fmt::format("fused-{}", c)),
-                                         shape, options);
-    REQUIRE_MESSAGE(fused, (fused ? "" : fused.error().message));
-    REQUIRE((*fused)->fusion().size() == 1);
-    CHECK((*fused)->fusion()[0].fused);
-    // A GPU's tiles keep it full (pipeline/tile_plan.hpp, fillItems): this frame is one.
-    if (pocl().gpu->capabilities().type != gpu::DeviceType::Gpu)
-        CHECK((*fused)->budgetStats()[0].tiles > 1);
-    auto unfused = open(fmt::format("unfused-{}", c), shape);
-    LaidOutBuffer input(*pocl().gpu, test::paddedLayout(shape, 5), 7);
-    const test::PaddedLayout out_layout = test::paddedLayout({DRM_FORMAT_NV12, shape.width, shape.height}, 3);
-    CHECK(run(**fused, input, out_layout) == run(*unfused, input, out_layout));
+    // ccm, tone, abgr_to_nv12 bt709 limited; and nv12_to_abgr, abgr_to_y into epsilon's loads.
+    const std::vector<std::pair<std::vector<size_t>, FrameShape>> cases = {
+        {{5, 6, 8}, {DRM_FORMAT_ABGR16161616, 64, 48}},
+        {{11, 7, 15}, {DRM_FORMAT_NV12, 64, 48}},
+    };
+    for (const auto& [chain, shape] : cases) {
+        CAPTURE(describeChain(chain));
+        const size_t c = size_t(std::find(all.begin(), all.end(), chain) - all.begin());
+        REQUIRE(c < all.size());
+        pipeline::SessionOptions options;
+        options.recording =
+            pocl().gpu->capabilities().command_buffer ? gpu::RecordingMode::Khr : gpu::RecordingMode::Off;
+        options.kernel_budget_ns = 1'000'000;
+        options.assumed_ns_per_item = 100'000.0; // 10 work items a tile
+        auto fused = pipeline::Session::open(*pocl().gpu, pocl().pipelines.catalog.find(fmt::format("fused-{}", c)),
+                                             shape, options);
+        REQUIRE_MESSAGE(fused, (fused ? "" : fused.error().message));
+        REQUIRE((*fused)->fusion().size() == 1);
+        CHECK((*fused)->fusion()[0].fused);
+        // A GPU's tiles keep it full (pipeline/tile_plan.hpp, fillItems): this frame is one.
+        if (pocl().gpu->capabilities().type != gpu::DeviceType::Gpu)
+            CHECK((*fused)->budgetStats()[0].tiles > 1);
+        auto unfused = open(fmt::format("unfused-{}", c), shape);
+        LaidOutBuffer input(*pocl().gpu, test::paddedLayout(shape, 5), 7);
+        const uint32_t out = pointwiseStages()[chain.back()].out;
+        const test::PaddedLayout out_layout = test::paddedLayout({out, shape.width, shape.height}, 3);
+        CHECK(run(**fused, input, out_layout) == run(*unfused, input, out_layout));
+    }
 }
 
 TEST_CASE("the fused kernel calls each stage per pixel or per 2x2 block, and stores NV12 a block at a time")

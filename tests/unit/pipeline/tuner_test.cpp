@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "base/read_file.hpp"
@@ -28,6 +29,9 @@ stages = [ { plugin = "sobel", variant = "row16" } ]
 [[pipeline]]
 name = "denoise-edges"
 stages = [ { plugin = "epsilon", radius = 1 }, { plugin = "sobel" } ]
+[[pipeline]]
+name = "luma-epsilon"
+stages = [ { plugin = "color", op = "abgr_to_y" }, { plugin = "epsilon", radius = 1, variant = "wide16" } ]
 [[pipeline]]
 name = "offset"
 stages = [ { plugin = "offset", amount = 3 } ]
@@ -225,6 +229,65 @@ TEST_CASE("choices are timed once, kept in tuning.json and read back by the next
     CHECK(reader.choose(pipeline, {DRM_FORMAT_R8, 32, 16}).size() == 2);
     CHECK(readJson(file)["choices"].size() == 4);
     CHECK(reader.describe(pipeline).size() == 4);
+}
+
+TEST_CASE("a run that fuses is timed fused and unfused, the faster kept in tuning.json, and sessions follow it")
+{
+    test::TempDir cache;
+    const auto definition = device().pipelines.catalog.find("luma-epsilon");
+    REQUIRE(definition);
+    const pipeline::FrameShape abgr{DRM_FORMAT_ABGR8888, 64, 48};
+    const auto fusionOf = [&](const std::vector<pipeline::StageChoice>& chosen) {
+        pipeline::SessionOptions options;
+        options.stage_choices = chosen;
+        auto session = pipeline::Session::open(*device().gpu, definition, abgr, options);
+        REQUIRE_MESSAGE(session, (session ? "" : session.error().message));
+        REQUIRE((*session)->fusion().size() == 1);
+        return (*session)->fusion()[0];
+    };
+    const auto file = cache.path() / "tuning.json";
+    const auto fusionEntry = [&](nlohmann::json& json) -> nlohmann::json& {
+        for (auto& [key, entry] : json["choices"].items())
+            if (key.find("|fusion|color@") != std::string::npos)
+                return entry;
+        FAIL("no fusion choice in tuning.json");
+        throw std::logic_error("unreachable");
+    };
+
+    pipeline::Tuner tuner(*device().gpu, cache.path(), whole_tuning);
+    const auto chosen = tuner.choose(*definition, abgr);
+    REQUIRE(chosen.size() == 2);
+    nlohmann::json json = readJson(file);
+    const nlohmann::json& entry = fusionEntry(json);
+    const bool fused = entry["variant"] == "fused";
+    CHECK((fused || entry["variant"] == "unfused"));
+    CHECK(chosen[0].fuse == fused);
+    // The way kept is the faster of the two, both timed.
+    CHECK(entry["gpu_ns"].get<uint64_t>() > 0);
+    CHECK(entry["gpu_ns"].get<uint64_t>() <= entry["other_ns"].get<uint64_t>());
+    const auto lines = tuner.describe(*definition);
+    CHECK(std::any_of(lines.begin(), lines.end(), [&](const std::string& line) {
+        return line.starts_with(fmt::format("stages 1-2 (color, epsilon) on ABGR8888 64x48: {}",
+                                            fused ? "fused" : "unfused"));
+    }));
+    const pipeline::FusionNote note = fusionOf(chosen);
+    CHECK(note.fused == fused);
+    if (!fused)
+        CHECK(note.what == "the tuner timed it faster unfused");
+
+    // The answer read back from tuning.json, edited to the other way, is what the next
+    // tuner gives without timing, and what its sessions do.
+    fusionEntry(json)["variant"] = fused ? "unfused" : "fused";
+    std::ofstream(file) << json.dump();
+    const auto flipped = pipeline::Tuner(*device().gpu, cache.path(), whole_tuning).choose(*definition, abgr);
+    REQUIRE(flipped.size() == 2);
+    CHECK(flipped[0].fuse == !fused);
+    const pipeline::FusionNote flipped_note = fusionOf(flipped);
+    CHECK(flipped_note.fused == !fused);
+    if (fused)
+        CHECK(flipped_note.what == "the tuner timed it faster unfused");
+    else
+        CHECK(flipped_note.what.find("with color in its loads") != std::string::npos);
 }
 
 TEST_CASE("a broken tuning.json is ignored and replaced; a stage with one candidate is not tuned")

@@ -106,10 +106,10 @@ TEST_CASE("a descriptor of another ABI version is refused without reading past t
     // Only the version is set: a reader of any other field would follow garbage.
     framecl_plugin descriptor;
     std::memset(&descriptor, 0xff, sizeof descriptor);
-    descriptor.abi_version = 7;
+    descriptor.abi_version = 8;
     const auto plugin = Plugin::fromDescriptor(&descriptor, "old.so");
     REQUIRE_FALSE(plugin);
-    CHECK(plugin.error().message == "old.so: plugin ABI version 7, this framecld loads 4 to 6");
+    CHECK(plugin.error().message == "old.so: plugin ABI version 8, this framecld loads 4 to 7");
 }
 
 TEST_CASE("a plugin built before state buffers (ABI version 3) is refused with the registry's message")
@@ -118,7 +118,7 @@ TEST_CASE("a plugin built before state buffers (ABI version 3) is refused with t
     descriptor.abi_version = 3;
     const auto plugin = Plugin::fromDescriptor(&descriptor, "stateless.so");
     REQUIRE_FALSE(plugin);
-    CHECK(plugin.error().message == "stateless.so: plugin ABI version 3, this framecld loads 4 to 6");
+    CHECK(plugin.error().message == "stateless.so: plugin ABI version 3, this framecld loads 4 to 7");
 }
 
 TEST_CASE("a plugin built for ABI version 4 loads, and nothing past its descriptor's end is read")
@@ -146,8 +146,30 @@ TEST_CASE("a plugin built for ABI version 5 loads, and is never pointwise")
     CHECK_FALSE(*answer);
 }
 
+// An ABI 6 plugin's framecl_pointwise ends before fused_loads: it writes only that much.
+int answerPointwiseAbi6(const framecl_format*, const framecl_param_value*, framecl_pointwise* out, char*, size_t)
+{
+    const framecl_pointwise answer{"offset_pointwise", 0, 1, 1, 0, 1};
+    std::memcpy(out, &answer, offsetof(framecl_pointwise, fused_loads));
+    return 0;
+}
+
+TEST_CASE("a plugin built for ABI version 6 loads, and its shorter pointwise answer reads as no fused loads")
+{
+    framecl_plugin descriptor = goodDescriptor();
+    descriptor.abi_version = 6;
+    descriptor.pointwise = answerPointwiseAbi6;
+    const auto plugin = Plugin::fromDescriptor(&descriptor, "six.so");
+    REQUIRE_MESSAGE(plugin, (plugin ? "" : plugin.error().message));
+    const auto answer = plugin->pointwise(r8, {});
+    REQUIRE(answer);
+    REQUIRE(*answer);
+    CHECK((*answer)->function == "offset_pointwise");
+    CHECK_FALSE((*answer)->fused_loads);
+}
+
 TEST_CASE("a pointwise answer is checked: an identifier, a kernel file of the plugin, a block of 1x1 or 2x2, "
-          "reads_input 0 or 1")
+          "reads_input 0 or 1, fused_loads 0 or 1 (and then no function needed)")
 {
     framecl_plugin descriptor = goodDescriptor();
     descriptor.pointwise = answerPointwise;
@@ -157,21 +179,27 @@ TEST_CASE("a pointwise answer is checked: an identifier, a kernel file of the pl
         pointwise_answer = given;
         return plugin->pointwise(r8, {});
     };
-    CHECK_FALSE(answer({nullptr, 0, 0, 0, 0}).value());
-    const auto good = answer({"offset_pointwise", 0, 2, 2, 0});
+    CHECK_FALSE(answer({nullptr, 0, 0, 0, 0, 0}).value());
+    const auto good = answer({"offset_pointwise", 0, 2, 2, 0, 0});
     REQUIRE(good);
     REQUIRE(*good);
     CHECK((*good)->function == "offset_pointwise");
     CHECK((*good)->block == 2);
     const std::string prefix = "plugin 'spoiled' (p.so) returned a bad pointwise answer for R8 64x48: ";
-    CHECK(answer({"two words", 0, 1, 1, 0}).error().message ==
+    CHECK(answer({"two words", 0, 1, 1, 0, 0}).error().message ==
           prefix + "function 'two words' is not an OpenCL C identifier");
-    CHECK(answer({"9lives", 0, 1, 1, 0}).error().message == prefix + "function '9lives' is not an OpenCL C identifier");
-    CHECK(answer({"f", 1, 1, 1, 0}).error().message == prefix + "kernel_file 1, but the plugin has 1");
-    CHECK(answer({"f", 0, 2, 1, 0}).error().message == prefix + "a block of 2x1, not 1x1 or 2x2");
-    CHECK(answer({"f", 0, 4, 4, 0}).error().message == prefix + "a block of 4x4, not 1x1 or 2x2");
-    CHECK(answer({"f", 0, 1, 1, 2}).error().message == prefix + "reads_input 2, not 0 or 1");
-    CHECK(answer({"f", 0, 2, 2, 1}).value()->reads_input);
+    CHECK(answer({"9lives", 0, 1, 1, 0, 0}).error().message == prefix + "function '9lives' is not an OpenCL C identifier");
+    CHECK(answer({"f", 1, 1, 1, 0, 0}).error().message == prefix + "kernel_file 1, but the plugin has 1");
+    CHECK(answer({"f", 0, 2, 1, 0, 0}).error().message == prefix + "a block of 2x1, not 1x1 or 2x2");
+    CHECK(answer({"f", 0, 4, 4, 0, 0}).error().message == prefix + "a block of 4x4, not 1x1 or 2x2");
+    CHECK(answer({"f", 0, 1, 1, 2, 0}).error().message == prefix + "reads_input 2, not 0 or 1");
+    CHECK(answer({"f", 0, 2, 2, 1, 0}).value()->reads_input);
+    CHECK(answer({"f", 0, 1, 1, 0, 2}).error().message == prefix + "fused_loads 2, not 0 or 1");
+    const auto loads = answer({nullptr, 0, 0, 0, 0, 1});
+    REQUIRE(loads);
+    REQUIRE(*loads);
+    CHECK((*loads)->fused_loads);
+    CHECK((*loads)->function.empty());
     pointwise_answer = {};
 }
 
