@@ -16,6 +16,12 @@
 //              with a vload16 (guide §10.3.3); a pair as its outer product
 //   image      direct with the window read from an image (guide §6.2; a pair as its
 //              outer product)
+//   block      one pass, 8 x 4 outputs per work item, the kernel's width compiled in (taps
+//              unrolled, the block's pixels and sums in registers), each input row loaded
+//              once for the 4 output rows; a pair as its outer product
+//   sepblock   a pair only: separable in one pass, 8 x 8 outputs per work item, the
+//              horizontal sums of the block's rows kept in registers, not in an
+//              intermediate; the width compiled in as block's
 //   auto       see variantOf
 // The weights travel in a plan constant (FRAMECL_ARG_CONSTANT): 81 of them do not fit in
 // a dispatch's 24 arguments. `scale` is folded into them here, in double.
@@ -32,8 +38,25 @@ using namespace framecl_plugins;
 
 constexpr uint32_t max_taps = 9; // per side: kernels up to 9x9
 
-const char* const variants[] = {"auto", "direct", "separable", "separable8", "row8", "image", nullptr};
-enum Variant { variant_auto, direct, separable, separable8, row8, image };
+const char* const variants[] = {"auto", "direct", "separable", "separable8", "row8", "image", "block", "sepblock",
+                                nullptr};
+enum Variant { variant_auto, direct, separable, separable8, row8, image, block, sepblock };
+
+// The outputs per work item of block and sepblock: 8 of a row by BLOCK_ROWS and
+// SEPBLOCK_ROWS rows (kernels/convolve.cl, which explains the choice).
+constexpr uint32_t block_rows = 4;
+constexpr uint32_t sepblock_rows = 8;
+
+// convolve_block_w<W> and convolve_sepblock_w<W> at [W - 1]: one kernel per width, as
+// CONVOLVE_WIDTH_KERNELS makes them.
+const char* const block_kernels[max_taps] = {"convolve_block_w1", "convolve_block_w2", "convolve_block_w3",
+                                             "convolve_block_w4", "convolve_block_w5", "convolve_block_w6",
+                                             "convolve_block_w7", "convolve_block_w8", "convolve_block_w9"};
+const char* const sepblock_kernels[max_taps] = {"convolve_sepblock_w1", "convolve_sepblock_w2",
+                                                "convolve_sepblock_w3", "convolve_sepblock_w4",
+                                                "convolve_sepblock_w5", "convolve_sepblock_w6",
+                                                "convolve_sepblock_w7", "convolve_sepblock_w8",
+                                                "convolve_sepblock_w9"};
 
 // Parameter indices: the daemon passes one value per schema entry, in this order.
 enum Param {
@@ -114,7 +137,9 @@ const framecl_param_schema params[param_count] = {
     borderValueSchema(),
     variantSchema("the kernels: direct (one output per work item), separable (kernel_x and kernel_y only: "
                   "horizontal pass, then vertical), separable8 (separable, 8 outputs per work item), row8 "
-                  "(one pass, 8 outputs per work item, vector loads), image (direct, reading an image) or auto", variants),
+                  "(one pass, 8 outputs per work item, vector loads), image (direct, reading an image), block "
+                  "(one pass, 8x4 outputs per work item, the width compiled in), sepblock (kernel_x and kernel_y "
+                  "only: both passes in one, 8x8 outputs per work item) or auto", variants),
 };
 
 const char* const kernel_files[] = {"convolve.cl"};
@@ -192,32 +217,41 @@ bool readTaps(const framecl_param_value* values, Taps& taps, char* error, size_t
     return true;
 }
 
-// The variant a stage runs, `auto` resolved:
-// - a 2D kernel: row8. It reads 2 bytes per output and window row against direct's
-//   kernel_width (guide §10.3.3: 3.4x the one-output baseline for the 9x9 epsilon
-//   filter), with the same multiply-adds, 8 at a time: faster than direct on PoCL for
-//   every kernel measured (docs/filters.md, "`convolve`: 2D and separable convolution
-//   (guide §9.3.1)") and, in the tuner's work groups, on the H100 (docs/benchmarks.md,
-//   "Filters: framecl-bench").
-// - a separable pair: separable8, kernel_width + kernel_height multiply-adds per pixel
-//   instead of their product (guide §9.3.1: "the number of computations is reduced by
-//   an order of magnitude"), 8 at a time: the fastest variant for every pair measured on
-//   PoCL, and the tuner's choice for the 9 + 9 pair on the H100 from 1920x1080 up (the
-//   same two sections). A pair with a single tap on one side is not yet measured on a
-//   GPU, where the intermediate's 8 bytes per pixel of traffic may favour row8.
+// The variant a stage runs, `auto` resolved: block for a 2D kernel, sepblock for a pair.
+// Both are built for a GPU, where row8 and separable8 are bound by neither their
+// multiply-adds nor their input loads (docs/benchmarks.md, "What bounds the missed
+// targets": on the H100 row8 takes 0.30 ms on 5x5 at 7680x4320 with its loads removed,
+// about 10x its multiply-adds at the float rate) but by what the run-time kernel size
+// costs them: taps in loops that are not unrolled, each pixel converted by an
+// instruction slower than a float operation, and for separable8 the float
+// intermediate (8 of the 10 bytes it moves per pixel).
+// - a 2D kernel: block. The same W x H multiply-adds per output as row8, with the taps
+//   unrolled (each window row's pixels in registers), and each input row loaded and unpacked once for
+//   4 output rows instead of once per output row (2 (4 + H - 1) / 4 bytes per output
+//   against 2 H: 4 against 10 for 5x5).
+// - a pair: sepblock. W (8 + H - 1) / 8 + H multiply-adds per output, 27 for 9 + 9
+//   against block's 81 (separable8's 18 come with the intermediate), and no
+//   intermediate: 1 byte written per output and about 4 read from the input (mostly from
+//   cache), where separable8 also writes and reads 4 each of intermediate, whose traffic
+//   alone exceeds the 9 + 9 target's time. Also for a pair with a single tap on one side,
+//   where block does about as many multiply-adds (7 against 8.75 for 1 + 7): one rule
+//   keeps auto one pass for every pair.
+// Not for PoCL, whose work items in vector lanes cannot hold the blocks' sums in registers:
+// there block is slower than row8 on 5x5 and sepblock ties separable8 (docs/filters.md,
+// `convolve`); the tuner, timing every variant on the device, picks there.
 Variant variantOf(const framecl_param_value* values, const Taps& taps)
 {
     const Variant variant = Variant(enumIndex(values[param_variant], variants));
     if (variant != variant_auto)
         return variant;
-    return taps.pair() ? separable8 : row8;
+    return taps.pair() ? sepblock : block;
 }
 
 // False, with a message, when the stage names a separable variant for a 2D kernel.
 bool variantTakes(const framecl_param_value* values, const Taps& taps, char* error, size_t error_size)
 {
     const Variant variant = Variant(enumIndex(values[param_variant], variants));
-    if ((variant == separable || variant == separable8) && !taps.pair()) {
+    if ((variant == separable || variant == separable8 || variant == sepblock) && !taps.pair()) {
         std::snprintf(error, error_size, "variant %s needs kernel_x and kernel_y, not a 2D kernel",
                       variants[variant]);
         return false;
@@ -284,32 +318,39 @@ void startDispatch(framecl_dispatch& dispatch, const char* kernel, size_t work_i
 }
 
 // convolve_{direct,row8,image}(src, dst, width, height, weights, kernel_width,
-// kernel_height, border, border_value, delta), with constant 0 holding the
-// kernel_height x kernel_width scaled weights, row-major (a pair's outer product);
-// convolve_image's src is an image.
+// kernel_height, border, border_value, delta), or convolve_block_w<W> with the same
+// arguments but kernel_width, compiled in; constant 0 holds the kernel_height x kernel_width
+// scaled weights, row-major (a pair's outer product). convolve_image's src is an image.
 void planOnePass(const framecl_format* in, const framecl_param_value* values, const Taps& taps, Variant variant,
                  framecl_plan* plan)
 {
-    const bool eight = variant == row8;
     const double scale = values[param_scale].float_value;
     setWeights(plan, 0, taps.width * taps.height,
                [&](uint32_t k) { return scale * taps.at(k / taps.width, k % taps.width); });
     plan->constant_count = 1;
 
     framecl_dispatch& dispatch = plan->dispatches[0];
-    startDispatch(dispatch, eight ? "convolve_row8" : variant == image ? "convolve_image" : "convolve_direct",
-                  eight ? (in->width + 7) / 8 : in->width, in);
-    dispatch.args[0] = planeArg(variant == image ? FRAMECL_ARG_INPUT_IMAGE : FRAMECL_ARG_INPUT_PLANE, 0);
-    dispatch.args[1] = planeArg(FRAMECL_ARG_OUTPUT_PLANE, 0);
-    dispatch.args[2] = uintArg(in->width);
-    dispatch.args[3] = uintArg(in->height);
-    dispatch.args[4] = constantArg(0);
-    dispatch.args[5] = uintArg(taps.width);
-    dispatch.args[6] = uintArg(taps.height);
-    dispatch.args[7] = uintArg(enumIndex(values[param_border], border_modes));
-    dispatch.args[8] = uintArg(uint32_t(values[param_border_value].int_value));
-    dispatch.args[9] = floatArg(float(values[param_delta].float_value));
-    dispatch.arg_count = 10;
+    if (variant == row8) {
+        startDispatch(dispatch, "convolve_row8", (in->width + 7) / 8, in);
+    } else if (variant == block) {
+        startDispatch(dispatch, block_kernels[taps.width - 1], (in->width + 7) / 8, in);
+        dispatch.global[1] = (in->height + block_rows - 1) / block_rows;
+    } else {
+        startDispatch(dispatch, variant == image ? "convolve_image" : "convolve_direct", in->width, in);
+    }
+    uint32_t arg = 0;
+    dispatch.args[arg++] = planeArg(variant == image ? FRAMECL_ARG_INPUT_IMAGE : FRAMECL_ARG_INPUT_PLANE, 0);
+    dispatch.args[arg++] = planeArg(FRAMECL_ARG_OUTPUT_PLANE, 0);
+    dispatch.args[arg++] = uintArg(in->width);
+    dispatch.args[arg++] = uintArg(in->height);
+    dispatch.args[arg++] = constantArg(0);
+    if (variant != block)
+        dispatch.args[arg++] = uintArg(taps.width);
+    dispatch.args[arg++] = uintArg(taps.height);
+    dispatch.args[arg++] = uintArg(enumIndex(values[param_border], border_modes));
+    dispatch.args[arg++] = uintArg(uint32_t(values[param_border_value].int_value));
+    dispatch.args[arg++] = floatArg(float(values[param_delta].float_value));
+    dispatch.arg_count = arg;
     plan->dispatch_count = 1;
 }
 
@@ -318,24 +359,50 @@ void planOnePass(const framecl_format* in, const framecl_param_value* values, co
 // height, weights, kernel_height, border, border_row, delta) with constant 1 =
 // scale x kernel_y. The intermediate holds one float per pixel: an ABGR8888 frame of
 // the image's size (4 bytes per pixel, tightly packed) whose bits the daemon never
-// interprets.
-void planSeparable(const framecl_format* in, const framecl_param_value* values, const Taps& taps, bool eight,
+// interprets. sepblock is one dispatch, convolve_sepblock_w<W>(src, dst, width, height,
+// kernel_x, kernel_y, kernel_height, border, border_value, border_row, delta), with the
+// same two constants and no intermediate.
+void planSeparable(const framecl_format* in, const framecl_param_value* values, const Taps& taps, Variant variant,
                    framecl_plan* plan)
 {
-    const size_t work_items_x = eight ? (in->width + 7) / 8 : in->width;
     const double scale = values[param_scale].float_value;
     const uint32_t border = enumIndex(values[param_border], border_modes);
     const auto border_value = uint32_t(values[param_border_value].int_value);
+    const float delta = float(values[param_delta].float_value);
     setWeights(plan, 0, taps.width, [&](uint32_t i) { return taps.x[i]; });
     setWeights(plan, 1, taps.height, [&](uint32_t j) { return scale * taps.y[j]; });
     plan->constant_count = 2;
-    plan->intermediates[0].format = {DRM_FORMAT_ABGR8888, in->width, in->height};
-    plan->intermediate_count = 1;
 
     // A row outside the image under a constant border: every pixel border_value.
     double x_sum = 0;
     for (uint32_t i = 0; i < taps.width; ++i)
         x_sum += taps.x[i];
+    const float border_row = float(border_value * x_sum);
+
+    if (variant == sepblock) {
+        framecl_dispatch& dispatch = plan->dispatches[0];
+        startDispatch(dispatch, sepblock_kernels[taps.width - 1], (in->width + 7) / 8, in);
+        dispatch.global[1] = (in->height + sepblock_rows - 1) / sepblock_rows;
+        dispatch.args[0] = planeArg(FRAMECL_ARG_INPUT_PLANE, 0);
+        dispatch.args[1] = planeArg(FRAMECL_ARG_OUTPUT_PLANE, 0);
+        dispatch.args[2] = uintArg(in->width);
+        dispatch.args[3] = uintArg(in->height);
+        dispatch.args[4] = constantArg(0);
+        dispatch.args[5] = constantArg(1);
+        dispatch.args[6] = uintArg(taps.height);
+        dispatch.args[7] = uintArg(border);
+        dispatch.args[8] = uintArg(border_value);
+        dispatch.args[9] = floatArg(border_row);
+        dispatch.args[10] = floatArg(delta);
+        dispatch.arg_count = 11;
+        plan->dispatch_count = 1;
+        return;
+    }
+
+    const bool eight = variant == separable8;
+    const size_t work_items_x = eight ? (in->width + 7) / 8 : in->width;
+    plan->intermediates[0].format = {DRM_FORMAT_ABGR8888, in->width, in->height};
+    plan->intermediate_count = 1;
 
     framecl_dispatch& rows = plan->dispatches[0];
     startDispatch(rows, eight ? "convolve_rows8" : "convolve_rows", work_items_x, in);
@@ -358,8 +425,8 @@ void planSeparable(const framecl_format* in, const framecl_param_value* values, 
     columns.args[4] = constantArg(1);
     columns.args[5] = uintArg(taps.height);
     columns.args[6] = uintArg(border);
-    columns.args[7] = floatArg(float(border_value * x_sum));
-    columns.args[8] = floatArg(float(values[param_delta].float_value));
+    columns.args[7] = floatArg(border_row);
+    columns.args[8] = floatArg(delta);
     columns.arg_count = 9;
     plan->dispatch_count = 2;
 }
@@ -376,15 +443,16 @@ int plan(const framecl_format* in, const framecl_param_value* values, const fram
     switch (variant) {
     case separable:
     case separable8:
-        planSeparable(in, values, taps, variant == separable8, plan);
+    case sepblock:
+        planSeparable(in, values, taps, variant, plan);
         break;
     case direct:
     case image:
+    case row8:
+    case block:
         planOnePass(in, values, taps, variant, plan);
         break;
-    case row8:
     case variant_auto: // resolved by variantOf
-        planOnePass(in, values, taps, row8, plan);
         break;
     }
     return 0;
