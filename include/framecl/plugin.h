@@ -196,7 +196,7 @@ struct framecl_plan {
     struct framecl_state states[FRAMECL_MAX_STATES];
 };
 
-/* ---- Fusable stages (ABI 6) -------------------------------------------------------- */
+/* ---- Fusable stages (ABI 6; fused_loads ABI 7) ------------------------------------ */
 
 /* A stage whose every output pixel is a function of the input pixel at the same place
  * alone (or of the pixels of one 2x2 block alone) may say so, with that function as

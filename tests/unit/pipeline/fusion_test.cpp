@@ -70,8 +70,9 @@ const std::vector<PointwiseStage>& pointwiseStages()
 // Every chain of `length` stages whose formats follow on, as indices into
 // pointwiseStages(), that fuses whole: a stencil taking loads only last, after stages
 // computed per pixel (none in 2x2 blocks, none a stencil). Past length 2 only the
-// filters: a copy changes nothing a pair with it does not already check, and each chain
-// costs a build of its kernel.
+// filters, and epsilon only with its defaults: a copy or another epsilon variant changes
+// nothing a pair with it does not already check, and each chain costs a build of its
+// kernel.
 std::vector<std::vector<size_t>> chains(size_t length)
 {
     std::vector<std::vector<size_t>> made;
@@ -81,7 +82,10 @@ std::vector<std::vector<size_t>> chains(size_t length)
         if (chain.size() == length) {
             const bool copies = std::any_of(chain.begin(), chain.end(),
                                             [&](size_t s) { return stages[s].toml.find("copy") != std::string::npos; });
-            if (!(copies && length > 2))
+            // epsilon's variants and borders each end the pairs; the triples, its default.
+            const bool variant =
+                stages[chain.back()].loads && stages[chain.back()].toml.find("variant") != std::string::npos;
+            if (!((copies || variant) && length > 2))
                 made.push_back(chain);
             return;
         }

@@ -60,6 +60,10 @@ std::vector<PipelineCase> pipelineCases()
                                "scale = 0.125, delta = 128, variant = \"separable\"", DRM_FORMAT_R8},
         {"convolve-separable8", "plugin = \"convolve\", kernel_x = [1, 4, 6, 4, 1], kernel_y = [-1, 0, 1], "
                                 "scale = 0.125, delta = 128, variant = \"separable8\"", DRM_FORMAT_R8},
+        {"convolve-block", "plugin = \"convolve\", kernel = [1, 2, 1, 2, 4, 2, 1, 2, 1], kernel_width = 3, "
+                           "kernel_height = 3, scale = 0.0625, variant = \"block\"", DRM_FORMAT_R8},
+        {"convolve-sepblock", "plugin = \"convolve\", kernel_x = [1, 4, 6, 4, 1], kernel_y = [-1, 0, 1], "
+                              "scale = 0.125, delta = 128, variant = \"sepblock\"", DRM_FORMAT_R8},
     };
     for (const char* variant : {"pixel", "strip"})
         for (uint32_t fourcc : {uint32_t(DRM_FORMAT_R8), uint32_t(DRM_FORMAT_ABGR8888)})
