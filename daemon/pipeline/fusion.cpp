@@ -248,18 +248,19 @@ FusionNote fuseLoads(const PipelineDefinition& pipeline, std::vector<StagePlan>&
         return note;
     }
     const auto [params, args] = fusedLoadArgs(planes(in), producers);
-    std::string loads = fmt::format("    px[0] = framecl_load_{}(in0, in0_offset, in0_stride{}, x, y);\n",
-                                    *fusedFormat(in.fourcc), planes(in) > 1 ? ", fused_in1, fused_in1_offset, fused_in1_stride" : "");
+    const char* in1 = planes(in) > 1 ? ", fused_in1, fused_in1_offset, fused_in1_stride" : "";
+    std::string loads =
+        fmt::format("    px[0] = framecl_load_{}(in0, in0_offset, in0_stride{}, x, y);\n", *fusedFormat(in.fourcc), in1);
     for (uint32_t s = 0; s < producers; ++s)
         loads += fmt::format("    {}(px, x, y, fused_params{});\n", functions[s].function, s);
     *source += fmt::format("\n#line 1 \"{}\"\n"
-                          "#undef FRAMECL_FUSED_INPUT\n#define FRAMECL_FUSED_INPUT 1\n"
-                          "#undef FRAMECL_FUSED_PARAMS\n#define FRAMECL_FUSED_PARAMS {}\n"
-                          "#undef FRAMECL_FUSED_ARGS\n#define FRAMECL_FUSED_ARGS {}\n"
-                          "uint4 framecl_fused_input(__global const uchar* restrict in0, uint in0_offset, "
-                          "uint in0_stride FRAMECL_FUSED_PARAMS, uint x, uint y)\n"
-                          "{{\n    uint4 px[1];\n{}    return px[0];\n}}\n",
-                          kernelName(pipeline, first, last - 1) + "_loads", params, args, loads);
+                           "#undef FRAMECL_FUSED_INPUT\n#define FRAMECL_FUSED_INPUT 1\n"
+                           "#undef FRAMECL_FUSED_PARAMS\n#define FRAMECL_FUSED_PARAMS {}\n"
+                           "#undef FRAMECL_FUSED_ARGS\n#define FRAMECL_FUSED_ARGS {}\n"
+                           "uint4 framecl_fused_input(__global const uchar* restrict in0, uint in0_offset, "
+                           "uint in0_stride FRAMECL_FUSED_PARAMS, uint x, uint y)\n"
+                           "{{\n    uint4 px[1];\n{}    return px[0];\n}}\n",
+                           kernelName(pipeline, first, last - 1) + "_loads", params, args, loads);
     const Plugin& stencil = *pipeline.stages[last].plugin;
     *source += *pipeline.programs->kernelText(stencil, plan.dispatches[0].kernel_file);
     const FusedProgram* built =

@@ -1,6 +1,7 @@
 // Fused pipelines give exactly the bytes of the same pipelines unfused
 // (docs/architecture.md, "Fusion"): every chain of two pointwise stages the shipped
-// plugins make and every chain of three of their filters, from every format they take, at a size of odd sides where the
+// plugins make and every chain of three of their filters, from every format they take,
+// and chosen chains into epsilon's loads (loads_chains), at a size of odd sides where the
 // formats allow one, on buffers packed and aligned and on buffers with padded rows and
 // planes at odd offsets. The unfused session runs each plugin's own kernels, so this is
 // the check that a plugin's pointwise function and its kernels agree, and that the
@@ -23,8 +24,8 @@ using test::LaidOutBuffer;
 namespace {
 
 // A stage for the chains: its TOML table, the format it takes and the one it gives, and
-// whether it is a stencil that takes the stages before it into its loads (and so only
-// ends a chain).
+// whether it is a stencil that takes the stages before it into its loads (loads_chains
+// end in one).
 struct PointwiseStage {
     std::string toml;
     uint32_t in;
@@ -67,12 +68,10 @@ const std::vector<PointwiseStage>& pointwiseStages()
     return stages;
 }
 
-// Every chain of `length` stages whose formats follow on, as indices into
-// pointwiseStages(), that fuses whole: a stencil taking loads only last, after stages
-// computed per pixel (none in 2x2 blocks, none a stencil). Past length 2 only the
-// filters, and epsilon only with its defaults: a copy or another epsilon variant changes
-// nothing a pair with it does not already check, and each chain costs a build of its
-// kernel.
+// Every chain of `length` pointwise stages (a stencil heading them, at most) whose
+// formats follow on, as indices into pointwiseStages(). Past length 2 only the filters:
+// a copy changes nothing a pair with it does not already check, and each chain costs a
+// build of its kernel.
 std::vector<std::vector<size_t>> chains(size_t length)
 {
     std::vector<std::vector<size_t>> made;
@@ -82,37 +81,38 @@ std::vector<std::vector<size_t>> chains(size_t length)
         if (chain.size() == length) {
             const bool copies = std::any_of(chain.begin(), chain.end(),
                                             [&](size_t s) { return stages[s].toml.find("copy") != std::string::npos; });
-            // epsilon's variants and borders each end the pairs; the triples, its default.
-            const bool variant =
-                stages[chain.back()].loads && stages[chain.back()].toml.find("variant") != std::string::npos;
-            if (!((copies || variant) && length > 2))
+            if (!(copies && length > 2))
                 made.push_back(chain);
             return;
         }
-        const auto perPixel = [&](size_t t) {
-            return stages[t].out != DRM_FORMAT_NV12 && stages[t].toml.find("demosaic") == std::string::npos;
-        };
-        if (!chain.empty() && stages[chain.back()].loads)
-            return;
-        for (size_t s = 0; s < stages.size(); ++s) {
-            if (stages[s].loads && !std::all_of(chain.begin(), chain.end(), perPixel))
-                continue;
-            if (chain.empty() || stages[chain.back()].out == stages[s].in) {
+        for (size_t s = 0; s < stages.size(); ++s)
+            if (!stages[s].loads && (chain.empty() || stages[chain.back()].out == stages[s].in)) {
                 chain.push_back(s);
                 self(self);
                 chain.pop_back();
             }
-        }
     };
     extend(extend);
     return made;
 }
+
+// The chains into a stencil's loads, each its own program (epsilon.cl's 40-odd kernels
+// built after the producers': about half a minute each on PoCL with its cache cold), so
+// chosen rather than all: each format a producer reads (R8, ABGR8888, NV12's two planes),
+// each epsilon variant that takes loads, each border, and two producers in a row.
+const std::vector<std::vector<size_t>> loads_chains = {
+    {0, 16},     // copy R8 -> epsilon baseline, constant border
+    {7, 15},     // abgr_to_y -> epsilon auto (wide16x2), replicate
+    {10, 17},    // nv12_to_y -> epsilon wide16, reflect101
+    {11, 7, 15}, // nv12_to_abgr -> abgr_to_y -> epsilon auto
+};
 
 std::vector<std::vector<size_t>> allChains()
 {
     auto all = chains(2);
     for (auto& chain : chains(3))
         all.push_back(std::move(chain));
+    all.insert(all.end(), loads_chains.begin(), loads_chains.end());
     return all;
 }
 
