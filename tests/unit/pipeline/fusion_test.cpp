@@ -224,7 +224,10 @@ TEST_CASE("a fused run cut into tiles and replayed from a khr recording gives th
         {{5, 6, 8}, {DRM_FORMAT_ABGR16161616, 64, 48}},
         {{11, 7, 15}, {DRM_FORMAT_NV12, 64, 48}},
     };
-    for (const auto& [chain, shape] : cases) {
+    for (const auto& tiled : cases) {
+        // Not a structured binding: clang cannot capture one in CAPTURE's lambda.
+        const std::vector<size_t>& chain = tiled.first;
+        const FrameShape& shape = tiled.second;
         CAPTURE(describeChain(chain));
         const size_t c = size_t(std::find(all.begin(), all.end(), chain) - all.begin());
         REQUIRE(c < all.size());
