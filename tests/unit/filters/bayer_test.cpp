@@ -150,9 +150,12 @@ TEST_CASE("the frame's statistics equal the reference exactly, in every order an
         // groups of the driver's size and of 4x2 work items (4x8 blocks, each item a column
         // of four), so that at 212x98 a zone's words gather from several groups and a
         // group's from several zones, and at 36x10 columns end inside a work item.
-        for (const auto& [width, height, local] :
+        for (const auto& size :
              {std::tuple{36u, 10u, std::array<size_t, 2>{0, 0}}, std::tuple{212u, 98u, std::array<size_t, 2>{0, 0}},
               std::tuple{36u, 10u, std::array<size_t, 2>{4, 2}}, std::tuple{212u, 98u, std::array<size_t, 2>{4, 2}}}) {
+            // Not a structured binding: clang 14 cannot capture one in CAPTURE's lambda.
+            const uint32_t width = std::get<0>(size), height = std::get<1>(size);
+            const std::array<size_t, 2>& local = std::get<2>(size);
             CAPTURE(width);
             CAPTURE(local[0]);
             const BayerSamples samples = randomSamples(format, width, height, width + format.bits);
