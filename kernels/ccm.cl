@@ -25,6 +25,7 @@ static inline uint4 ccm_pixel(uint4 in, __global const int* restrict params)
     return (uint4)(out[0], out[1], out[2], in.w);
 }
 
+#if FRAMECL_KERNEL_WANTED(ccm)
 __kernel void ccm(__global const uchar* restrict src, uint src_offset, uint src_stride, __global uchar* restrict dst,
                   uint dst_offset, uint dst_stride, uint width, uint height, __global const int* restrict params)
 {
@@ -41,6 +42,7 @@ __kernel void ccm(__global const uchar* restrict src, uint src_offset, uint src_
     else
         vstore8(as_uchar8(pixel), 0, to);
 }
+#endif
 
 void ccm_pointwise(__private uint4* pixels, uint x, uint y, __global const uchar* params)
 {

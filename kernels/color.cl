@@ -25,6 +25,7 @@ static inline uint abgr_luma(uint4 p)
     return (299u * p.x + 587u * p.y + 114u * p.z + 500u) / 1000u;
 }
 
+#if FRAMECL_KERNEL_WANTED(abgr_to_y)
 __kernel void abgr_to_y(__global const uchar* restrict src, uint src_offset, uint src_stride,
                         __global uchar* restrict dst, uint dst_offset, uint dst_stride,
                         uint width, uint height)
@@ -36,6 +37,7 @@ __kernel void abgr_to_y(__global const uchar* restrict src, uint src_offset, uin
     const uint4 p = convert_uint4(vload4(0, src + src_offset + y * src_stride + 4 * x));
     dst[dst_offset + y * dst_stride + x] = (uchar)abgr_luma(p);
 }
+#endif
 
 void abgr_to_y_pointwise(__private uint4* pixels, uint x, uint y, __global const uchar* params)
 {
@@ -46,6 +48,7 @@ void abgr_to_y_pointwise(__private uint4* pixels, uint x, uint y, __global const
 // Reads 1 byte and writes 1 byte per work item.
 // nv12_to_y_pointwise: (Y, Cb, Cr, 0) to (Y, 0, 0, 0), block 1x1.
 
+#if FRAMECL_KERNEL_WANTED(nv12_to_y)
 __kernel void nv12_to_y(__global const uchar* restrict src, uint src_offset, uint src_stride,
                         __global uchar* restrict dst, uint dst_offset, uint dst_stride,
                         uint width, uint height)
@@ -56,6 +59,7 @@ __kernel void nv12_to_y(__global const uchar* restrict src, uint src_offset, uin
         return;
     dst[dst_offset + y * dst_stride + x] = src[src_offset + y * src_stride + x];
 }
+#endif
 
 void nv12_to_y_pointwise(__private uint4* pixels, uint x, uint y, __global const uchar* params)
 {
@@ -130,6 +134,7 @@ static inline void nv12_block2x2(__global const uchar* restrict luma, uint luma_
     }
 }
 
+#if FRAMECL_KERNEL_WANTED(nv12_to_abgr)
 __kernel void nv12_to_abgr(__global const uchar* restrict luma, uint luma_offset, uint luma_stride,
                            __global const uchar* restrict chroma, uint chroma_offset, uint chroma_stride,
                            __global uchar* restrict dst, uint dst_offset, uint dst_stride,
@@ -144,6 +149,7 @@ __kernel void nv12_to_abgr(__global const uchar* restrict luma, uint luma_offset
     nv12_block2x2(luma, luma_offset, luma_stride, chroma, chroma_offset, chroma_stride, dst, dst_offset, dst_stride,
                   bx, by, y_offset, y_scale, r_cr, g_cb, g_cr, b_cb);
 }
+#endif
 
 // N bytes from `p`, 16-byte aligned (N = 8 or 16), into `bytes`.
 #define LOAD_ALIGNED(N, p, bytes)                                                        \
@@ -213,8 +219,12 @@ void nv12_block_body(__global const uchar* restrict luma, uint luma_offset, uint
                         dst_stride, width, height, params, n);                                                    \
     }
 
+#if FRAMECL_KERNEL_WANTED(nv12_to_abgr_block8)
 NV12_BLOCK_KERNEL(8)
+#endif
+#if FRAMECL_KERNEL_WANTED(nv12_to_abgr_block16)
 NV12_BLOCK_KERNEL(16)
+#endif
 
 void nv12_to_abgr_pointwise(__private uint4* pixels, uint x, uint y, __global const uchar* params)
 {
@@ -230,6 +240,7 @@ void nv12_to_abgr_pointwise(__private uint4* pixels, uint x, uint y, __global co
 // abgr_to_y and nv12_to_y writing their R8 output as an image, where the next stage
 // reads it as one (include/framecl/plugin.h, framecl_plan_request): nothing is copied
 // between the two.
+#if FRAMECL_KERNEL_WANTED(abgr_to_y_image)
 __kernel void abgr_to_y_image(__global const uchar* restrict src, uint src_offset, uint src_stride,
                               __write_only image2d_t dst, uint width, uint height)
 {
@@ -239,7 +250,9 @@ __kernel void abgr_to_y_image(__global const uchar* restrict src, uint src_offse
     const uint4 p = convert_uint4(vload4(0, src + src_offset + y * src_stride + 4 * x));
     write_imageui(dst, (int2)(x, y), (uint4)(abgr_luma(p), 0, 0, 1));
 }
+#endif
 
+#if FRAMECL_KERNEL_WANTED(nv12_to_y_image)
 __kernel void nv12_to_y_image(__global const uchar* restrict src, uint src_offset, uint src_stride,
                               __write_only image2d_t dst, uint width, uint height)
 {
@@ -248,6 +261,7 @@ __kernel void nv12_to_y_image(__global const uchar* restrict src, uint src_offse
         return;
     write_imageui(dst, (int2)(x, y), (uint4)(src[src_offset + y * src_stride + x], 0, 0, 1));
 }
+#endif
 #endif
 
 // abgr_to_nv12: ABGR8888 to NV12, one work item per 2x2 block, with the matrix and range
@@ -282,6 +296,7 @@ static inline uchar2 nv12_chroma_codes(int3 sum, int3 u_weights, int3 v_weights)
     return (uchar2)(nv12_weigh(sum, u_weights, 128, 18), nv12_weigh(sum, v_weights, 128, 18));
 }
 
+#if FRAMECL_KERNEL_WANTED(abgr_to_nv12)
 __kernel void abgr_to_nv12(__global const uchar* restrict src, uint src_offset, uint src_stride,
                            __global uchar* restrict luma, uint luma_offset, uint luma_stride,
                            __global uchar* restrict chroma, uint chroma_offset, uint chroma_stride, uint width,
@@ -304,6 +319,7 @@ __kernel void abgr_to_nv12(__global const uchar* restrict src, uint src_offset, 
     }
     vstore2(nv12_chroma_codes(sum, u_weights, v_weights), 0, chroma + chroma_offset + by * chroma_stride + 2 * bx);
 }
+#endif
 
 void abgr_to_nv12_pointwise(__private uint4* pixels, uint x, uint y, __global const uchar* params)
 {

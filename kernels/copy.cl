@@ -11,6 +11,7 @@
 // copied byte by byte so that nothing past the row is written.
 // Reads 16 bytes and writes 16 bytes per work item (fewer at a row's end).
 
+#if FRAMECL_KERNEL_WANTED(copy_plane)
 __kernel void copy_plane(__global const uchar* restrict src, uint src_offset, uint src_stride,
                          __global uchar* restrict dst, uint dst_offset, uint dst_stride,
                          uint row_bytes, uint rows)
@@ -31,6 +32,7 @@ __kernel void copy_plane(__global const uchar* restrict src, uint src_offset, ui
     for (uint i = 0; i < row_bytes - x0; ++i)
         to[i] = from[i];
 }
+#endif
 
 // copy_pointwise: the identity (include/framecl/plugin.h, "Pointwise stages"), block 1x1,
 // for a copy stage the daemon fuses with its neighbours.
@@ -43,6 +45,7 @@ void copy_pointwise(__private uint4* pixels, uint x, uint y, __global const ucha
 // pixel, (src, src_offset, src_stride, dst, width, height). An 8-bit plane is CL_R (NV12's
 // UV plane too, byte by byte), ABGR8888 CL_RGBA, R16 CL_R of 16 bits; all CL_UNSIGNED_INT*.
 
+#if FRAMECL_KERNEL_WANTED(copy_plane_to_image_r8)
 __kernel void copy_plane_to_image_r8(__global const uchar* restrict src, uint src_offset, uint src_stride,
                                      __write_only image2d_t dst, uint width, uint height)
 {
@@ -51,7 +54,9 @@ __kernel void copy_plane_to_image_r8(__global const uchar* restrict src, uint sr
         return;
     write_imageui(dst, (int2)(x, y), (uint4)(src[src_offset + y * src_stride + x], 0, 0, 1));
 }
+#endif
 
+#if FRAMECL_KERNEL_WANTED(copy_plane_to_image_rgba8)
 __kernel void copy_plane_to_image_rgba8(__global const uchar* restrict src, uint src_offset, uint src_stride,
                                         __write_only image2d_t dst, uint width, uint height)
 {
@@ -60,7 +65,9 @@ __kernel void copy_plane_to_image_rgba8(__global const uchar* restrict src, uint
         return;
     write_imageui(dst, (int2)(x, y), convert_uint4(vload4(0, src + src_offset + y * src_stride + 4 * x)));
 }
+#endif
 
+#if FRAMECL_KERNEL_WANTED(copy_plane_to_image_r16)
 __kernel void copy_plane_to_image_r16(__global const uchar* restrict src, uint src_offset, uint src_stride,
                                       __write_only image2d_t dst, uint width, uint height)
 {
@@ -71,3 +78,4 @@ __kernel void copy_plane_to_image_r16(__global const uchar* restrict src, uint s
     __global const uchar* p = src + src_offset + y * src_stride + 2 * x;
     write_imageui(dst, (int2)(x, y), (uint4)(p[0] | (uint)p[1] << 8, 0, 0, 1));
 }
+#endif

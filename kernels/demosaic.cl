@@ -214,7 +214,15 @@ DEMOSAIC_BLOCK(bilinear, words, DEMOSAIC_BILINEAR(DEMOSAIC_S_WINDOW, is_red, is_
 DEMOSAIC_BLOCK(mhc, bytes, DEMOSAIC_MHC(DEMOSAIC_S_WINDOW, is_red, is_blue, red_row, max_code, rgb))
 DEMOSAIC_BLOCK(mhc, words, DEMOSAIC_MHC(DEMOSAIC_S_WINDOW, is_red, is_blue, red_row, max_code, rgb))
 
+#if FRAMECL_KERNEL_WANTED(demosaic_bilinear_bytes)
 DEMOSAIC_KERNEL(bilinear, bytes)
+#endif
+#if FRAMECL_KERNEL_WANTED(demosaic_bilinear_words)
 DEMOSAIC_KERNEL(bilinear, words)
+#endif
+#if FRAMECL_KERNEL_WANTED(demosaic_mhc_bytes)
 DEMOSAIC_KERNEL(mhc, bytes)
+#endif
+#if FRAMECL_KERNEL_WANTED(demosaic_mhc_words)
 DEMOSAIC_KERNEL(mhc, words)
+#endif

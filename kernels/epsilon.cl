@@ -116,6 +116,7 @@ void store_outputs(__global uchar* restrict dst, uint dst_offset, uint dst_strid
 #define EPSILON_PIXEL(src, offset, stride, column, row) (src)[(offset) + (row) * (stride) + (column)]
 #endif
 
+#if FRAMECL_KERNEL_WANTED(epsilon_baseline)
 __kernel void epsilon_baseline(__global const uchar* restrict src, uint src_offset, uint src_stride,
                                __global uchar* restrict dst, uint dst_offset, uint dst_stride,
                                uint width, uint height, uint radius, uint threshold, uint border,
@@ -147,6 +148,7 @@ __kernel void epsilon_baseline(__global const uchar* restrict src, uint src_offs
     const int s = sum, n = count;
     dst[dst_offset + y * dst_stride + x] = (uchar)((2 * s + n) / (2 * n));
 }
+#endif
 
 static inline __attribute__((always_inline))
 void packed_body(__global const uchar* restrict src, uint src_offset, uint src_stride,
@@ -426,11 +428,14 @@ void wide_body(__global const uchar* restrict src, uint src_offset, uint src_str
             wide_store(dst, dst_offset, dst_stride, w, y0 + j, x0, total[j], n);
 }
 
-// One kernel per packed variant and radius, epsilon_<variant>_r<radius>. Their loops over
-// the window need constant bounds for the compiler to unroll them and keep the row in
+// One kernel per variant and radius, epsilon_<variant>_r<radius>. Their loops over the
+// window need constant bounds for the compiler to unroll them and keep the row in
 // registers (guide §8.4). One kernel that switched to a body per radius was slower,
 // most likely because a kernel's registers are allocated for its largest path, radius
-// 7's (docs/benchmarks.md, "Choices inside the kernels").
+// 7's (docs/benchmarks.md, "Choices inside the kernels"). packed, branchless and half
+// take no loads, so a fused program holds none of them; wide16 and wide16x2 do, and
+// each is its own #if so that a fused program holds only the one its run dispatches
+// (kernels/prelude.cl, FRAMECL_KERNEL_WANTED).
 #define EPSILON_KERNELS(r)                                                                  \
     __kernel void epsilon_packed_r##r(__global const uchar* restrict src, uint src_offset, \
                                       uint src_stride, __global uchar* restrict dst,       \
@@ -458,26 +463,21 @@ void wide_body(__global const uchar* restrict src, uint src_offset, uint src_str
     {                                                                                      \
         half_body(src, src_offset, src_stride, dst, dst_offset, dst_stride, width, height, \
                   r, threshold, border, border_value);                                     \
-    }                                                                                      \
-    __kernel void epsilon_wide16_r##r(__global const uchar* restrict src, uint src_offset, \
-                                      uint src_stride, __global uchar* restrict dst,       \
-                                      uint dst_offset, uint dst_stride, uint width,        \
-                                      uint height, uint threshold, uint border,            \
-                                      uint border_value FRAMECL_FUSED_PARAMS)              \
-    {                                                                                      \
-        wide_body(src, src_offset, src_stride, dst, dst_offset, dst_stride, width, height, \
-                  r, threshold, border, border_value, 16, 1 FRAMECL_FUSED_ARGS);           \
-    }                                                                                      \
-    __kernel void epsilon_wide16x2_r##r(__global const uchar* restrict src, uint src_offset, \
-                                      uint src_stride, __global uchar* restrict dst,       \
-                                      uint dst_offset, uint dst_stride, uint width,        \
-                                      uint height, uint threshold, uint border,            \
-                                      uint border_value FRAMECL_FUSED_PARAMS)              \
-    {                                                                                      \
-        wide_body(src, src_offset, src_stride, dst, dst_offset, dst_stride, width, height, \
-                  r, threshold, border, border_value, 16, 2 FRAMECL_FUSED_ARGS);           \
     }
 
+// epsilon_wide16_r<r> (rows 1) or epsilon_wide16x2_r<r> (rows 2, `name` wide16x2).
+#define EPSILON_WIDE_KERNEL(name, r, rows)                                                 \
+    __kernel void epsilon_##name##_r##r(__global const uchar* restrict src, uint src_offset, \
+                                        uint src_stride, __global uchar* restrict dst,     \
+                                        uint dst_offset, uint dst_stride, uint width,      \
+                                        uint height, uint threshold, uint border,          \
+                                        uint border_value FRAMECL_FUSED_PARAMS)            \
+    {                                                                                      \
+        wide_body(src, src_offset, src_stride, dst, dst_offset, dst_stride, width, height, \
+                  r, threshold, border, border_value, 16, rows FRAMECL_FUSED_ARGS);        \
+    }
+
+#if !FRAMECL_FUSED_BUILD
 EPSILON_KERNELS(1)
 EPSILON_KERNELS(2)
 EPSILON_KERNELS(3)
@@ -485,8 +485,51 @@ EPSILON_KERNELS(4)
 EPSILON_KERNELS(5)
 EPSILON_KERNELS(6)
 EPSILON_KERNELS(7)
+#endif
+#if FRAMECL_KERNEL_WANTED(epsilon_wide16_r1)
+EPSILON_WIDE_KERNEL(wide16, 1, 1)
+#endif
+#if FRAMECL_KERNEL_WANTED(epsilon_wide16x2_r1)
+EPSILON_WIDE_KERNEL(wide16x2, 1, 2)
+#endif
+#if FRAMECL_KERNEL_WANTED(epsilon_wide16_r2)
+EPSILON_WIDE_KERNEL(wide16, 2, 1)
+#endif
+#if FRAMECL_KERNEL_WANTED(epsilon_wide16x2_r2)
+EPSILON_WIDE_KERNEL(wide16x2, 2, 2)
+#endif
+#if FRAMECL_KERNEL_WANTED(epsilon_wide16_r3)
+EPSILON_WIDE_KERNEL(wide16, 3, 1)
+#endif
+#if FRAMECL_KERNEL_WANTED(epsilon_wide16x2_r3)
+EPSILON_WIDE_KERNEL(wide16x2, 3, 2)
+#endif
+#if FRAMECL_KERNEL_WANTED(epsilon_wide16_r4)
+EPSILON_WIDE_KERNEL(wide16, 4, 1)
+#endif
+#if FRAMECL_KERNEL_WANTED(epsilon_wide16x2_r4)
+EPSILON_WIDE_KERNEL(wide16x2, 4, 2)
+#endif
+#if FRAMECL_KERNEL_WANTED(epsilon_wide16_r5)
+EPSILON_WIDE_KERNEL(wide16, 5, 1)
+#endif
+#if FRAMECL_KERNEL_WANTED(epsilon_wide16x2_r5)
+EPSILON_WIDE_KERNEL(wide16x2, 5, 2)
+#endif
+#if FRAMECL_KERNEL_WANTED(epsilon_wide16_r6)
+EPSILON_WIDE_KERNEL(wide16, 6, 1)
+#endif
+#if FRAMECL_KERNEL_WANTED(epsilon_wide16x2_r6)
+EPSILON_WIDE_KERNEL(wide16x2, 6, 2)
+#endif
+#if FRAMECL_KERNEL_WANTED(epsilon_wide16_r7)
+EPSILON_WIDE_KERNEL(wide16, 7, 1)
+#endif
+#if FRAMECL_KERNEL_WANTED(epsilon_wide16x2_r7)
+EPSILON_WIDE_KERNEL(wide16x2, 7, 2)
+#endif
 
-#ifdef __IMAGE_SUPPORT__
+#if defined(__IMAGE_SUPPORT__) && !FRAMECL_FUSED_BUILD
 // epsilon_image: baseline's one pixel per work item, its window read from an image
 // (guide §6.2: the texture cache serves the windows' overlap, the sampler the replicate
 // border) and accumulated without branches (§10.3.6). epsilon_image_to_image writes an

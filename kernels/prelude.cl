@@ -72,3 +72,13 @@ uint4 framecl_read_pixel4(__read_only image2d_t image, int x, int y, int width, 
 #define FRAMECL_FUSED_INPUT 0
 #define FRAMECL_FUSED_PARAMS
 #define FRAMECL_FUSED_ARGS
+
+// FRAMECL_KERNEL_WANTED(name): whether this program should define kernel `name`. Always
+// in a plugin's own program; in a program the daemon fuses (FRAMECL_FUSED_BUILD 1) only
+// for the kernels the fused run dispatches, each of which the daemon defines as
+// FRAMECL_FUSED_KERNEL_<name> 1 (an undefined name reads as 0 in #if). A plugin wraps
+// each kernel in `#if FRAMECL_KERNEL_WANTED(name)` so that a fused program holds none it
+// never runs: a driver compiles every kernel of a program it is asked a binary of, and
+// the daemon caches each program's binary (docs/plugin-guide.md, "Fusable stages").
+#define FRAMECL_FUSED_BUILD 0
+#define FRAMECL_KERNEL_WANTED(name) (!FRAMECL_FUSED_BUILD || FRAMECL_FUSED_KERNEL_##name)

@@ -39,6 +39,7 @@ static inline uint4 tone_pixel(uint4 in, __global const uint* restrict params)
                    tone_to_8(in.w));
 }
 
+#if FRAMECL_KERNEL_WANTED(tone)
 __kernel void tone(__global const uchar* restrict src, uint src_offset, uint src_stride, __global uchar* restrict dst,
                    uint dst_offset, uint dst_stride, uint width, uint height, __global const uint* restrict params)
 {
@@ -56,6 +57,7 @@ __kernel void tone(__global const uchar* restrict src, uint src_offset, uint src
     else
         vstore4(out, 0, to);
 }
+#endif
 
 void tone_pointwise(__private uint4* pixels, uint x, uint y, __global const uchar* params)
 {

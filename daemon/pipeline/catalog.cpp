@@ -152,7 +152,13 @@ PipelineSet loadPipelineSet(const config::Config& config, const gpu::GpuContext*
     set.registry = PluginRegistry::load(config.daemon.plugin_dirs);
     set.problems = set.registry->problems();
     if (gpu && cache) {
-        set.programs = PluginPrograms::build(set.registry, *gpu, *cache, config.daemon.kernel_dirs);
+        // Only the plugins a pipeline uses: a driver compiles every kernel of a program,
+        // for every shipped plugin PoCL on a CPU takes over a minute at a first start.
+        std::set<std::string> used{"copy"};
+        for (const auto& pipeline : config.pipelines)
+            for (const auto& stage : pipeline.stages)
+                used.insert(stage.plugin);
+        set.programs = PluginPrograms::build(set.registry, *gpu, *cache, config.daemon.kernel_dirs, used);
         set.problems.insert(set.problems.end(), set.programs->problems().begin(), set.programs->problems().end());
     }
     set.catalog = buildCatalog(config, set.registry, set.programs);

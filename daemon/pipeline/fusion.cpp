@@ -116,11 +116,13 @@ std::string kernelName(const PipelineDefinition& pipeline, size_t first, size_t 
 }
 
 // The start of the source of the program of the run from stage `first` whose functions
-// are `functions`: the prelude, then the kernel file of each of its first `files` stages
-// once, in run order. Or why there is none: the prelude is missing, or the run's plugins
-// differ in build options.
+// are `functions`: the prelude, marked a fused build that wants the plugins' kernels
+// `kernels` alone (kernels/prelude.cl, FRAMECL_KERNEL_WANTED), then the kernel file of
+// each of its first `files` stages once, in run order. Or why there is none: the prelude
+// is missing, or the run's plugins differ in build options.
 Result<std::string> runSource(const PipelineDefinition& pipeline, uint32_t first,
-                              const std::vector<PointwiseFunction>& functions, uint32_t files)
+                              const std::vector<PointwiseFunction>& functions, uint32_t files,
+                              const std::set<std::string>& kernels)
 {
     for (uint32_t k = first + 1; k < first + functions.size(); ++k)
         if (pipeline.stages[k].plugin->buildOptions() != pipeline.stages[first].plugin->buildOptions())
@@ -128,6 +130,9 @@ Result<std::string> runSource(const PipelineDefinition& pipeline, uint32_t first
     auto source = pipeline.programs->fusionPrelude();
     if (!source)
         return source;
+    *source += "#undef FRAMECL_FUSED_BUILD\n#define FRAMECL_FUSED_BUILD 1\n";
+    for (const std::string& kernel : kernels)
+        *source += fmt::format("#define FRAMECL_FUSED_KERNEL_{} 1\n", kernel);
     std::set<std::pair<const Plugin*, uint32_t>> included;
     for (uint32_t k = first; k < first + files; ++k) {
         const Plugin* plugin = pipeline.stages[k].plugin;
@@ -179,7 +184,7 @@ FusionNote fuseRun(const PipelineDefinition& pipeline, std::vector<StagePlan>& s
         note.what = fmt::format("{}x{} is not whole {}x{} blocks", frame.width, frame.height, block, block);
         return note;
     }
-    auto source = runSource(pipeline, first, functions, last - first + 1);
+    auto source = runSource(pipeline, first, functions, last - first + 1, {});
     if (!source) {
         note.what = source.error().message;
         return note;
@@ -221,8 +226,10 @@ FusionNote fuseLoads(const PipelineDefinition& pipeline, std::vector<StagePlan>&
     const framecl_format& in = stages[first].in;
     const uint32_t producers = last - first;
     framecl_plan plan = stages[last].plan;
+    std::set<std::string> kernels;
     for (uint32_t d = 0; d < plan.dispatch_count; ++d) {
         framecl_dispatch& dispatch = plan.dispatches[d];
+        kernels.insert(dispatch.kernel);
         bool reads_input = false;
         for (uint32_t a = 0; a < dispatch.arg_count; ++a) {
             framecl_arg& arg = dispatch.args[a];
@@ -242,7 +249,7 @@ FusionNote fuseLoads(const PipelineDefinition& pipeline, std::vector<StagePlan>&
             dispatch.args[dispatch.arg_count++] = {FRAMECL_ARG_PARAMS, s, 0, 0, 0, 0};
     }
     // The stencil's file comes after framecl_fused_input, below.
-    auto source = runSource(pipeline, first, functions, last - first);
+    auto source = runSource(pipeline, first, functions, last - first, kernels);
     if (!source) {
         note.what = source.error().message;
         return note;

@@ -654,7 +654,8 @@ std::vector<const Plugin*> PluginRegistry::plugins() const
 
 std::shared_ptr<const PluginPrograms>
 PluginPrograms::build(std::shared_ptr<const PluginRegistry> registry, const gpu::GpuContext& gpu,
-                      gpu::ProgramCache& cache, const std::vector<fs::path>& kernel_dirs)
+                      gpu::ProgramCache& cache, const std::vector<fs::path>& kernel_dirs,
+                      const std::set<std::string>& used)
 {
     auto logger = log::get("pipeline");
     auto programs = std::make_shared<PluginPrograms>();
@@ -667,7 +668,12 @@ PluginPrograms::build(std::shared_ptr<const PluginRegistry> registry, const gpu:
         programs->fusion_prelude_ = tl::unexpected(fusion.error());
     else
         programs->fusion_prelude_ = *prelude + *fusion;
+    size_t unused = 0;
     for (const Plugin* plugin : registry->plugins()) {
+        if (!used.contains(plugin->name())) {
+            ++unused;
+            continue;
+        }
         std::vector<cl::Program> built;
         std::vector<std::string> texts;
         std::optional<std::string> problem = prelude ? std::nullopt : std::optional(prelude.error().message);
@@ -703,9 +709,10 @@ PluginPrograms::build(std::shared_ptr<const PluginRegistry> registry, const gpu:
     programs->capabilities_ = gpu.capabilities();
     programs->cache_dir_ = cache.dir();
     logger->info(
-        "programs: {} ready ({} from the cache, {} built from source); {} plugin{} not usable",
+        "programs: {} ready ({} from the cache, {} built from source); {} plugin{} not usable; {} that no "
+        "pipeline uses not built",
         from_cache + from_source, from_cache, from_source, programs->problems_.size(),
-        programs->problems_.size() == 1 ? "" : "s");
+        programs->problems_.size() == 1 ? "" : "s", unused);
     programs->registry_ = std::move(registry);
     return programs;
 }

@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -153,12 +154,13 @@ struct FusedProgram {
 // in problems() and not usable; the others are.
 class PluginPrograms {
 public:
-    // Builds every kernel file of every plugin of `registry`, from the first of
-    // `kernel_dirs` that holds it, with the plugin's build options, through `cache`.
-    // The files' text is kept for the fused kernels built later.
+    // Builds every kernel file of each plugin of `registry` named in `used`, from the
+    // first of `kernel_dirs` that holds it, with the plugin's build options, through
+    // `cache`; a plugin not named is neither built nor usable. The files' text is kept
+    // for the fused kernels built later.
     static std::shared_ptr<const PluginPrograms>
-    build(std::shared_ptr<const PluginRegistry> registry, const gpu::GpuContext& gpu,
-          gpu::ProgramCache& cache, const std::vector<std::filesystem::path>& kernel_dirs);
+    build(std::shared_ptr<const PluginRegistry> registry, const gpu::GpuContext& gpu, gpu::ProgramCache& cache,
+          const std::vector<std::filesystem::path>& kernel_dirs, const std::set<std::string>& used);
 
     bool usable(const Plugin& plugin) const { return programs_.count(&plugin) != 0; }
     // The program built from `plugin`'s kernel file `kernel_file`, or null when the

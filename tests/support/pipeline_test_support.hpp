@@ -27,9 +27,9 @@ inline config::Config pipelineConfig(const std::string& pipelines_toml)
     return *config;
 }
 
-// Plugins loaded, their kernels built on `gpu`, the catalog resolved; a pipeline left
-// out fails the test. (The test plugin directory always gives problems of its own:
-// wrong_abi and no_entry are refused, broken_kernel does not build — on purpose.)
+// Plugins loaded, the kernels of those the pipelines use built on `gpu`, the catalog
+// resolved; a pipeline left out fails the test. (The test plugin directory always gives
+// problems of its own: wrong_abi and no_entry are refused — on purpose.)
 inline pipeline::PipelineSet pipelineSet(const config::Config& config, const gpu::GpuContext& gpu,
                                          gpu::ProgramCache& cache)
 {

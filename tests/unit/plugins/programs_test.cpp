@@ -8,6 +8,7 @@
 #include "gpu_test_support.hpp"
 #include "pipeline/kernel_source.hpp"
 #include "pipeline/plugin_params.hpp"
+#include "pipeline_test_support.hpp"
 #include "plugin_test_support.hpp"
 #include "reference_color.hpp"
 #include "reference_offset.hpp"
@@ -33,6 +34,15 @@ gpu::ProgramCache& testCache()
     return cache;
 }
 
+// The names of every plugin of `registry`.
+std::set<std::string> everyPlugin(const PluginRegistry& registry)
+{
+    std::set<std::string> names;
+    for (const Plugin* plugin : registry.plugins())
+        names.insert(plugin->name());
+    return names;
+}
+
 // Every plugin of the build, shipped and test, with its kernels built.
 struct Loaded {
     std::shared_ptr<const PluginRegistry> registry;
@@ -44,7 +54,7 @@ const Loaded& loaded()
     static const Loaded all = [] {
         auto registry = PluginRegistry::load({test::pluginDir(), test::testPluginDir()});
         auto programs =
-            PluginPrograms::build(registry, testGpu(), testCache(), test::testKernelDirs());
+            PluginPrograms::build(registry, testGpu(), testCache(), test::testKernelDirs(), everyPlugin(*registry));
         return Loaded{registry, programs};
     }();
     return all;
@@ -154,6 +164,27 @@ TEST_CASE("a plugin whose kernel does not compile is unusable, with its build lo
     CHECK(problem.find("broken_kernel.cl:6:") != std::string::npos);
 }
 
+TEST_CASE("the daemon builds the programs of the plugins its pipelines use, and no other's")
+{
+    // Broken_kernel's file does not compile: unbuilt, it is no problem.
+    test::TempDir cache_dir;
+    gpu::ProgramCache cache(cache_dir.path());
+    const auto set = pipeline::loadPipelineSet(
+        test::pipelineConfig("[[pipeline]]\nname = \"luma\"\nstages = [ { plugin = \"color\", op = \"abgr_to_y\" } ]\n"),
+        &testGpu(), &cache);
+    for (const char* name : {"copy", "color"}) { // copy: offered whatever the config says
+        CAPTURE(name);
+        CHECK(set.programs->program(*set.registry->find(name), 0));
+    }
+    for (const char* name : {"epsilon", "convolve", "offset", "broken_kernel"}) {
+        CAPTURE(name);
+        CHECK_FALSE(set.programs->usable(*set.registry->find(name)));
+    }
+    CHECK(set.programs->problems().empty());
+    REQUIRE(set.catalog.find("luma"));
+    CHECK(set.catalog.find("copy"));
+}
+
 TEST_CASE("an edit to the kernel prelude rebuilds the programs built with it, however alike the files")
 {
     // A kernel file that returns a value the prelude defines, built through one cache
@@ -208,7 +239,7 @@ TEST_CASE("a plugin whose kernel file is in no kernel directory is unusable, nam
     gpu::ProgramCache cache(cache_dir.path());
     const auto registry = PluginRegistry::load({test::testPluginDir()});
     const auto programs =
-        PluginPrograms::build(registry, testGpu(), cache, {test::requireSourceRoot() / "kernels"});
+        PluginPrograms::build(registry, testGpu(), cache, {test::requireSourceRoot() / "kernels"}, {"copy", "offset"});
     const Plugin& offset = *registry->find("offset");
     CHECK_FALSE(programs->usable(offset));
     CHECK(test::problemWith(programs->problems(), "plugin 'offset'")
