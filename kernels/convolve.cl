@@ -329,6 +329,14 @@ __kernel void convolve_columns8(__global const uchar* restrict sums, uint sums_o
 // conversion instruction runs at a fraction of the float rate on GPUs (a quarter on
 // NVIDIA). The others map each pixel through the border rule. Pixels a kernel narrower
 // than 9 never reads are never computed: every index is a constant.
+static inline __attribute__((always_inline)) void unpack_span16(uint4 words, float* p)
+{
+    const uint word[4] = {words.s0, words.s1, words.s2, words.s3};
+#pragma unroll
+    for (int k = 0; k < 16; ++k)
+        p[k] = as_float(((word[k / 4] >> (8 * (k % 4))) & 0xffu) | EXPONENT_2_23) - FLOAT_2_23;
+}
+
 static inline __attribute__((always_inline))
 void load_span16(__global const uchar* restrict src, uint src_offset, uint src_stride, int sy, int x0,
                  int width, uint border, uint border_value, bool aligned, float* p)
@@ -336,12 +344,8 @@ void load_span16(__global const uchar* restrict src, uint src_offset, uint src_s
     const int left = x0 - 4;
     __global const uchar* row = src + src_offset + (uint)sy * src_stride;
     if (left >= 0 && left + 16 <= width) {
-        const uint4 words = aligned ? vload4(0, (__global const uint*)(row + left))
-                                    : as_uint4(vload16(0, row + left));
-        const uint word[4] = {words.s0, words.s1, words.s2, words.s3};
-#pragma unroll
-        for (int k = 0; k < 16; ++k)
-            p[k] = as_float(((word[k / 4] >> (8 * (k % 4))) & 0xffu) | EXPONENT_2_23) - FLOAT_2_23;
+        unpack_span16(aligned ? vload4(0, (__global const uint*)(row + left)) : as_uint4(vload16(0, row + left)),
+                      p);
         return;
     }
 #pragma unroll
@@ -433,7 +437,10 @@ void block_body(__global const uchar* restrict src, uint src_offset, uint src_st
 // intermediate. The horizontal sums of the kernel_height - 1 rows a block shares with the
 // next are computed by both (W (H - 1) / 8 multiply-adds per output beyond separable's
 // W + H) rather than shared through __local memory, which would cost a barrier per row
-// and local loads and stores on top of them.
+// and local loads and stores on top of them. Where a work item's span lies inside the
+// rows and its words are aligned, row k + 1's words are loaded before row k's sums are
+// computed, so that the load's latency overlaps them: the loads, each waited for at once,
+// took most of the kernel's time (docs/benchmarks.md, "convolve's blocks: NVIDIA H200").
 // Reads 2 (SEPBLOCK_ROWS + H - 1) / SEPBLOCK_ROWS bytes and writes 1 per output pixel.
 static inline __attribute__((always_inline))
 void sepblock_body(__global const uchar* restrict src, uint src_offset, uint src_stride,
@@ -455,8 +462,20 @@ void sepblock_body(__global const uchar* restrict src, uint src_offset, uint src
 #pragma unroll
         for (int o = 0; o < 8; ++o)
             sum[r][o] = 0.0f;
-    for (int k = 0; k < SEPBLOCK_ROWS + H - 1; ++k) {
+    const bool ahead = src_aligned && x0 - 4 >= 0 && x0 + 12 <= w;
+    const int rows = SEPBLOCK_ROWS + H - 1;
+    uint4 next = 0;
+    const int sy_first = framecl_border_index(y0 - H / 2, h, border);
+    if (ahead && sy_first >= 0)
+        next = vload4(0, (__global const uint*)(src + src_offset + (uint)sy_first * src_stride + (x0 - 4)));
+    for (int k = 0; k < rows; ++k) {
         const int sy = framecl_border_index(y0 - H / 2 + k, h, border);
+        const uint4 words = next;
+        if (ahead && k + 1 < rows) {
+            const int sy_next = framecl_border_index(y0 - H / 2 + k + 1, h, border);
+            if (sy_next >= 0)
+                next = vload4(0, (__global const uint*)(src + src_offset + (uint)sy_next * src_stride + (x0 - 4)));
+        }
         float horizontal[8];
         if (sy < 0) {
 #pragma unroll
@@ -464,7 +483,10 @@ void sepblock_body(__global const uchar* restrict src, uint src_offset, uint src
                 horizontal[o] = border_row;
         } else {
             float p[16];
-            load_span16(src, src_offset, src_stride, sy, x0, w, border, border_value, src_aligned, p);
+            if (ahead)
+                unpack_span16(words, p);
+            else
+                load_span16(src, src_offset, src_stride, sy, x0, w, border, border_value, src_aligned, p);
 #pragma unroll
             for (int o = 0; o < 8; ++o)
                 horizontal[o] = 0.0f;
