@@ -9,6 +9,7 @@
 #include "daemon_fixture.hpp"
 #include "framecl/client.h"
 #include "memory_fds.hpp"
+#include "reference_box.hpp"
 #include "reference_offset.hpp"
 #include "test_env.hpp"
 
@@ -102,8 +103,22 @@ TEST_CASE("after SIGHUP new sessions get the new pipeline and open ones keep the
     REQUIRE(framecl_open_session(client.handle, "shift", DRM_FORMAT_R8, 32, 8, nullptr, 0, &old_session, nullptr) ==
             0);
 
-    daemon.reconfigure(offsetPipelines(20), daemon_keys);
+    // The new config also uses box, which no pipeline used before: the daemon builds a
+    // plugin's programs when a pipeline first uses it, here at the reload.
+    daemon.reconfigure(offsetPipelines(20) + "[[pipeline]]\nname = \"smooth\"\nstages = [ { plugin = \"box\" } ]\n",
+                       daemon_keys);
     daemon.reload();
+    {
+        std::vector<uint8_t> ramp(256);
+        for (size_t i = 0; i < ramp.size(); ++i)
+            ramp[i] = uint8_t(i * 7 % 251);
+        Client smoothing;
+        connect(daemon, smoothing);
+        uint32_t session = 0;
+        REQUIRE(framecl_open_session(smoothing.handle, "smooth", DRM_FORMAT_R8, 32, 8, nullptr, 0, &session,
+                                     nullptr) == 0);
+        CHECK(runFrame(smoothing.handle, session, ramp) == boxFilter(ramp, 32, 8, 1, BoxParams{}));
+    }
 
     std::vector<uint8_t> input(256, 100);
     Client fresh;
