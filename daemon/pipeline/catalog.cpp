@@ -153,7 +153,7 @@ PipelineSet loadPipelineSet(const config::Config& config, const gpu::GpuContext*
     set.problems = set.registry->problems();
     if (gpu && cache) {
         // Only the plugins a pipeline uses: a driver compiles every kernel of a program,
-        // for every shipped plugin PoCL on a CPU takes over a minute at a first start.
+        // which for every shipped plugin takes PoCL on a CPU over a minute at a first start.
         std::set<std::string> used{"copy"};
         for (const auto& pipeline : config.pipelines)
             for (const auto& stage : pipeline.stages)

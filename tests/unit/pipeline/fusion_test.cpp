@@ -96,9 +96,9 @@ std::vector<std::vector<size_t>> chains(size_t length)
     return made;
 }
 
-// The chains into a stencil's loads, each its own program (epsilon.cl's 40-odd kernels
-// built after the producers', the test's costliest builds on PoCL), so chosen rather
-// than all: each format a producer reads (R8, ABGR8888, NV12's two planes),
+// The chains into a stencil's loads, each its own program (the stencil's kernel with the
+// producers inlined into every load, the test's costliest builds on PoCL), so chosen
+// rather than all: each format a producer reads (R8, ABGR8888, NV12's two planes),
 // each epsilon variant that takes loads, each border, and two producers in a row.
 const std::vector<std::vector<size_t>> loads_chains = {
     {0, 16},     // copy R8 -> epsilon baseline, constant border
