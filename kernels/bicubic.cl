@@ -82,13 +82,29 @@ float4 weights(float t, float a)
                     ((a + 2.0f) * s - (a + 3.0f)) * s * s + 1.0f, a * t * t * s);
 }
 
-// The row of the input that input row `y` stands for, or NULL outside the input under
-// a constant border (every tap of it is then the border value).
-__global const uchar* inputRow(__global const uchar* src, uint src_offset, uint src_stride, int y,
-                               uint height, uint border)
+// Input pixel (column, row), both inside the input, as floats: R8's value, or ABGR8888's
+// channels. Where the daemon fuses the stages before this one into its loads
+// (docs/architecture.md, "Fusion"), it is their output there, computed from the run's
+// input; every kernel but the image ones reads through these two, and the vector loads
+// of the strip kernels give way to them in such a program.
+float inputR8(__global const uchar* src, uint src_offset, uint src_stride, int column,
+              int row FRAMECL_FUSED_PARAMS)
 {
-    const int row = framecl_border_index(y, (int)height, border);
-    return row < 0 ? 0 : src + src_offset + (uint)row * src_stride;
+#if FRAMECL_FUSED_INPUT
+    return (float)framecl_fused_input(src, src_offset, src_stride FRAMECL_FUSED_ARGS, column, row).x;
+#else
+    return (float)src[src_offset + (uint)row * src_stride + (uint)column];
+#endif
+}
+
+float4 inputAbgr(__global const uchar* src, uint src_offset, uint src_stride, int column,
+                 int row FRAMECL_FUSED_PARAMS)
+{
+#if FRAMECL_FUSED_INPUT
+    return convert_float4(framecl_fused_input(src, src_offset, src_stride FRAMECL_FUSED_ARGS, column, row));
+#else
+    return convert_float4(vload4((uint)column, src + src_offset + (uint)row * src_stride));
+#endif
 }
 
 // The columns that the taps first .. first + 3 stand for under `border` (-1: the border
@@ -101,28 +117,35 @@ int4 tapColumns(int first, uint width, uint border)
                   framecl_border_index(first + 3, (int)width, border));
 }
 
-// R8: the taps of `columns` in `row`, the border value where a column is -1.
-float4 gatherR8(__global const uchar* row, int4 columns, float border_value)
+// R8: the taps of `columns` in input row `row` (from framecl_border_index: -1 is a row of
+// the constant border), the border value where a column or the row is -1.
+float4 gatherR8(__global const uchar* src, uint src_offset, uint src_stride, int row, int4 columns,
+                float border_value FRAMECL_FUSED_PARAMS)
 {
-    return (float4)(columns.x < 0 ? border_value : (float)row[columns.x],
-                    columns.y < 0 ? border_value : (float)row[columns.y],
-                    columns.z < 0 ? border_value : (float)row[columns.z],
-                    columns.w < 0 ? border_value : (float)row[columns.w]);
+    if (row < 0) return (float4)(border_value);
+    return (float4)(columns.x < 0 ? border_value : inputR8(src, src_offset, src_stride, columns.x, row FRAMECL_FUSED_ARGS),
+                    columns.y < 0 ? border_value : inputR8(src, src_offset, src_stride, columns.y, row FRAMECL_FUSED_ARGS),
+                    columns.z < 0 ? border_value : inputR8(src, src_offset, src_stride, columns.z, row FRAMECL_FUSED_ARGS),
+                    columns.w < 0 ? border_value : inputR8(src, src_offset, src_stride, columns.w, row FRAMECL_FUSED_ARGS));
 }
 
-// ABGR8888: pixel `column` of `row`, or the border value in every channel.
-float4 pixelAbgr(__global const uchar* row, int column, float border_value)
+// ABGR8888: pixel `column` of input row `row`, or the border value in every channel.
+float4 pixelAbgr(__global const uchar* src, uint src_offset, uint src_stride, int column, int row,
+                 float border_value FRAMECL_FUSED_PARAMS)
 {
-    return column < 0 ? (float4)(border_value) : convert_float4(vload4(column, row));
+    return column < 0 || row < 0 ? (float4)(border_value)
+                                 : inputAbgr(src, src_offset, src_stride, column, row FRAMECL_FUSED_ARGS);
 }
 
-// The horizontal pass of one ABGR8888 row over `columns` with weights `w`, per channel.
-float4 rowPassAbgr(__global const uchar* row, int4 columns, float4 w, float border_value)
+// The horizontal pass of ABGR8888 input row `row` over `columns` with weights `w`, per
+// channel.
+float4 rowPassAbgr(__global const uchar* src, uint src_offset, uint src_stride, int row, int4 columns,
+                   float4 w, float border_value FRAMECL_FUSED_PARAMS)
 {
-    return w.x * pixelAbgr(row, columns.x, border_value) +
-           w.y * pixelAbgr(row, columns.y, border_value) +
-           w.z * pixelAbgr(row, columns.z, border_value) +
-           w.w * pixelAbgr(row, columns.w, border_value);
+    return w.x * pixelAbgr(src, src_offset, src_stride, columns.x, row, border_value FRAMECL_FUSED_ARGS) +
+           w.y * pixelAbgr(src, src_offset, src_stride, columns.y, row, border_value FRAMECL_FUSED_ARGS) +
+           w.z * pixelAbgr(src, src_offset, src_stride, columns.z, row, border_value FRAMECL_FUSED_ARGS) +
+           w.w * pixelAbgr(src, src_offset, src_stride, columns.w, row, border_value FRAMECL_FUSED_ARGS);
 }
 
 // Rounded to nearest, halves up, and saturated (NaN cannot occur: the weights are finite).
@@ -139,10 +162,11 @@ uchar4 toPixel4(float4 v)
 // ---- pixel: one output pixel per work item ----------------------------------------
 
 // Reads 16 bytes, writes 1 per output pixel.
+#if FRAMECL_KERNEL_WANTED(bicubic_pixel_r8)
 __kernel void bicubic_pixel_r8(__global const uchar* restrict src, uint src_offset, uint src_stride,
                                __global uchar* restrict dst, uint dst_offset, uint dst_stride,
                                uint in_width, uint in_height, uint out_width, uint out_height,
-                               float a, uint border, uint border_value)
+                               float a, uint border, uint border_value FRAMECL_FUSED_PARAMS)
 {
     const uint x = get_global_id(0);
     const uint y = get_global_id(1);
@@ -155,19 +179,21 @@ __kernel void bicubic_pixel_r8(__global const uchar* restrict src, uint src_offs
     const float outside = (float)border_value;
     float sum = 0.0f;
     for (int j = 0; j < 4; ++j) {
-        __global const uchar* row =
-            inputRow(src, src_offset, src_stride, ty.first + j, in_height, border);
-        const float pass = row ? dot(gatherR8(row, columns, outside), wx) : outside;
+        const int row = framecl_border_index(ty.first + j, (int)in_height, border);
+        const float pass =
+            row < 0 ? outside : dot(gatherR8(src, src_offset, src_stride, row, columns, outside FRAMECL_FUSED_ARGS), wx);
         sum += (j == 0 ? wy.x : j == 1 ? wy.y : j == 2 ? wy.z : wy.w) * pass;
     }
     dst[dst_offset + y * dst_stride + x] = toPixel(sum);
 }
+#endif
 
 // Reads 16 pixels (64 bytes), writes 4 bytes per output pixel.
+#if FRAMECL_KERNEL_WANTED(bicubic_pixel_abgr)
 __kernel void bicubic_pixel_abgr(__global const uchar* restrict src, uint src_offset,
                                  uint src_stride, __global uchar* restrict dst, uint dst_offset,
                                  uint dst_stride, uint in_width, uint in_height, uint out_width,
-                                 uint out_height, float a, uint border, uint border_value)
+                                 uint out_height, float a, uint border, uint border_value FRAMECL_FUSED_PARAMS)
 {
     const uint x = get_global_id(0);
     const uint y = get_global_id(1);
@@ -180,13 +206,15 @@ __kernel void bicubic_pixel_abgr(__global const uchar* restrict src, uint src_of
     const float outside = (float)border_value;
     float4 sum = 0.0f;
     for (int j = 0; j < 4; ++j) {
-        __global const uchar* row =
-            inputRow(src, src_offset, src_stride, ty.first + j, in_height, border);
-        const float4 pass = row ? rowPassAbgr(row, columns, wx, outside) : (float4)(outside);
+        const int row = framecl_border_index(ty.first + j, (int)in_height, border);
+        const float4 pass = row < 0 ? (float4)(outside)
+                                    : rowPassAbgr(src, src_offset, src_stride, row, columns, wx,
+                                                  outside FRAMECL_FUSED_ARGS);
         sum += (j == 0 ? wy.x : j == 1 ? wy.y : j == 2 ? wy.z : wy.w) * pass;
     }
     vstore4(toPixel4(sum), x, dst + dst_offset + y * dst_stride);
 }
+#endif
 
 // ---- strip: STRIP_ROWS output rows per work item, input row passes shared ----------
 
@@ -206,25 +234,31 @@ typedef struct {
     float4 w[4];     // each column's 4 weights
 } ColumnsR8;
 
-// The horizontal pass of one input row for an R8 strip's 4 columns.
-float4 rowPassR8(__global const uchar* row, const ColumnsR8* c, float border_value)
+// The horizontal pass of input row `row` (-1: a row of the constant border) for an R8
+// strip's 4 columns.
+float4 rowPassR8(__global const uchar* src, uint src_offset, uint src_stride, int row, const ColumnsR8* c,
+                 float border_value FRAMECL_FUSED_PARAMS)
 {
-    if (!row) return (float4)(border_value);
+    if (row < 0) return (float4)(border_value);
     float4 taps[4];
+#if !FRAMECL_FUSED_INPUT
+    __global const uchar* pixels = src + src_offset + (uint)row * src_stride;
     if (c->load == LOAD_PACKED) {
-        const ulong bytes = as_ulong(vload8(0, row + c->first));
+        const ulong bytes = as_ulong(vload8(0, pixels + c->first));
         taps[0] = convert_float4(as_uchar4((uint)(bytes >> c->shifts.x)));
         taps[1] = convert_float4(as_uchar4((uint)(bytes >> c->shifts.y)));
         taps[2] = convert_float4(as_uchar4((uint)(bytes >> c->shifts.z)));
         taps[3] = convert_float4(as_uchar4((uint)(bytes >> c->shifts.w)));
     } else if (c->load == LOAD_VECTOR) {
-        taps[0] = convert_float4(vload4(0, row + c->firsts.x));
-        taps[1] = convert_float4(vload4(0, row + c->firsts.y));
-        taps[2] = convert_float4(vload4(0, row + c->firsts.z));
-        taps[3] = convert_float4(vload4(0, row + c->firsts.w));
-    } else {
+        taps[0] = convert_float4(vload4(0, pixels + c->firsts.x));
+        taps[1] = convert_float4(vload4(0, pixels + c->firsts.y));
+        taps[2] = convert_float4(vload4(0, pixels + c->firsts.z));
+        taps[3] = convert_float4(vload4(0, pixels + c->firsts.w));
+    } else
+#endif
+    {
         for (int k = 0; k < 4; ++k)
-            taps[k] = gatherR8(row, c->columns[k], border_value);
+            taps[k] = gatherR8(src, src_offset, src_stride, row, c->columns[k], border_value FRAMECL_FUSED_ARGS);
     }
     return (float4)(dot(taps[0], c->w[0]), dot(taps[1], c->w[1]), dot(taps[2], c->w[2]),
                     dot(taps[3], c->w[3]));
@@ -233,10 +267,11 @@ float4 rowPassR8(__global const uchar* row, const ColumnsR8* c, float border_val
 // R8: outputs x0 .. x0 + 3 of rows y0 .. y0 + STRIP_ROWS - 1, (x0, y0) =
 // (4 id0, STRIP_ROWS id1); those past the frame's right or bottom edge are not written.
 // Reads 4 (STRIP_ROWS / s + 3) / STRIP_ROWS bytes per output pixel, writes 1 (header).
+#if FRAMECL_KERNEL_WANTED(bicubic_strip_r8)
 __kernel void bicubic_strip_r8(__global const uchar* restrict src, uint src_offset, uint src_stride,
                                __global uchar* restrict dst, uint dst_offset, uint dst_stride,
                                uint in_width, uint in_height, uint out_width, uint out_height,
-                               float a, uint border, uint border_value)
+                               float a, uint border, uint border_value FRAMECL_FUSED_PARAMS)
 {
     const uint x0 = 4 * get_global_id(0);
     const uint y0 = STRIP_ROWS * get_global_id(1);
@@ -283,8 +318,9 @@ __kernel void bicubic_strip_r8(__global const uchar* restrict src, uint src_offs
             window0 = window1;
             window1 = window2;
             window2 = window3;
-            window3 = rowPassR8(inputRow(src, src_offset, src_stride, top + 4, in_height, border),
-                                &c, outside);
+            window3 = rowPassR8(src, src_offset, src_stride,
+                                framecl_border_index(top + 4, (int)in_height, border), &c,
+                                outside FRAMECL_FUSED_ARGS);
         }
         const float4 wy = weights(ty.t, a);
         const uchar4 pixels =
@@ -298,14 +334,16 @@ __kernel void bicubic_strip_r8(__global const uchar* restrict src, uint src_offs
         }
     }
 }
+#endif
 
 // ABGR8888: output column x of rows y0 .. y0 + STRIP_ROWS - 1, (x, y0) =
 // (id0, STRIP_ROWS id1). An input row's 4 taps are one vload16 where they lie inside.
 // Reads 4 (STRIP_ROWS / s + 3) / STRIP_ROWS pixels per output pixel, writes 1 (header).
+#if FRAMECL_KERNEL_WANTED(bicubic_strip_abgr)
 __kernel void bicubic_strip_abgr(__global const uchar* restrict src, uint src_offset,
                                  uint src_stride, __global uchar* restrict dst, uint dst_offset,
                                  uint dst_stride, uint in_width, uint in_height, uint out_width,
-                                 uint out_height, float a, uint border, uint border_value)
+                                 uint out_height, float a, uint border, uint border_value FRAMECL_FUSED_PARAMS)
 {
     const uint x = get_global_id(0);
     const uint y0 = STRIP_ROWS * get_global_id(1);
@@ -328,16 +366,18 @@ __kernel void bicubic_strip_abgr(__global const uchar* restrict src, uint src_of
             window0 = window1;
             window1 = window2;
             window2 = window3;
-            __global const uchar* row =
-                inputRow(src, src_offset, src_stride, top + 4, in_height, border);
-            if (!row) {
+            const int row = framecl_border_index(top + 4, (int)in_height, border);
+            if (row < 0) {
                 window3 = (float4)(outside);
+#if !FRAMECL_FUSED_INPUT
             } else if (inside) {
-                const float16 taps = convert_float16(vload16(0, row + 4 * tx.first));
+                // The same sum as rowPassAbgr's, in the same order, from one load.
+                const float16 taps = convert_float16(vload16(0, src + src_offset + (uint)row * src_stride + 4 * tx.first));
                 window3 =
                     wx.x * taps.s0123 + wx.y * taps.s4567 + wx.z * taps.s89ab + wx.w * taps.scdef;
+#endif
             } else {
-                window3 = rowPassAbgr(row, columns, wx, outside);
+                window3 = rowPassAbgr(src, src_offset, src_stride, row, columns, wx, outside FRAMECL_FUSED_ARGS);
             }
         }
         const float4 wy = weights(ty.t, a);
@@ -345,10 +385,11 @@ __kernel void bicubic_strip_abgr(__global const uchar* restrict src, uint src_of
                 out);
     }
 }
+#endif
 
 // ---- image: pixel's one output per work item, its taps read from an image ------------
 
-#ifdef __IMAGE_SUPPORT__
+#if defined(__IMAGE_SUPPORT__) && !FRAMECL_FUSED_BUILD
 // Guide §6.2: the texture path maps each tap's coordinates (the sampler's clamp is the
 // replicate border) and its cache serves the taps neighbouring outputs share. The taps
 // are read nearest, not filtered, so the result is pixel's. Reads 16 texels, writes 1

@@ -41,7 +41,7 @@ const std::vector<BenchCase>& benchCases()
     // so that compare_opencv.py checks it against cvtColor COLOR_BayerBG2RGB on 16 bits;
     // the ISP's stages with a camera's settings, alone and as the camera-isp pipeline
     // chains them (config/pipelines.d/camera-isp.toml), RAW10 to NV12 with statistics;
-    // the shipped edges and denoise-edges pipelines (config/pipelines.d).
+    // the shipped edges, denoise-edges and camera-prep pipelines (config/pipelines.d).
     static const std::vector<BenchCase> cases = {
         {"copy", "copy", DRM_FORMAT_ABGR8888, none, {}},
         {"color nv12_to_abgr", "color", DRM_FORMAT_NV12,
@@ -103,6 +103,11 @@ const std::vector<BenchCase>& benchCases()
         {"denoise-edges NV12", "color", DRM_FORMAT_NV12,
          [](const FrameSize&) -> std::string { return "op = \"nv12_to_y\""; }, {}, std::nullopt,
          {{"epsilon", "radius = 4, threshold = 20"}, {"sobel", "output = \"magnitude\""}}},
+        {"camera-prep NV12 to 960x540 ABGR8888", "color", DRM_FORMAT_NV12,
+         [](const FrameSize&) -> std::string {
+             return "op = \"nv12_to_abgr\", matrix = \"bt709\", range = \"limited\"";
+         },
+         {}, std::nullopt, {{"bicubic", "width = 960, height = 540"}}},
         {"meanshift sp5 sr6", "meanshift", DRM_FORMAT_ABGR8888,
          [](const FrameSize&) -> std::string { return "sp = 5, sr = 6"; }, {{2560, 2560}}},
         {"blockmatch b16 r8 ssd", "blockmatch", DRM_FORMAT_R8,

@@ -203,6 +203,17 @@ int plan(const framecl_format* in, const framecl_param_value* values, const fram
     return 0;
 }
 
+// pixel and strip read each input pixel through inputR8 or inputAbgr (kernels/bicubic.cl),
+// so pointwise stages before the stage may fuse into their loads, computed on each tap;
+// image reads an image.
+int pointwise(const framecl_format*, const framecl_param_value* values, framecl_pointwise* pointwise, char*,
+              size_t)
+{
+    if (kernels[enumIndex(values[param_variant], variants)] != &image_kernel)
+        pointwise->fused_loads = 1;
+    return 0;
+}
+
 const framecl_plugin descriptor = {
     .abi_version = FRAMECL_PLUGIN_ABI_VERSION,
     .name = "bicubic",
@@ -216,7 +227,7 @@ const framecl_plugin descriptor = {
     .negotiate = negotiate,
     .plan = plan,
     .param_block = nullptr,
-    .pointwise = nullptr,
+    .pointwise = pointwise,
 };
 
 } // namespace

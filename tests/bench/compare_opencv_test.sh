@@ -12,13 +12,20 @@ bench=$1 python=$2 script=$3
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # Even sides for NV12; no side a multiple of 4 or 16, so every kernel's edge paths run.
+# camera-prep scales to its fixed 960x540: up, here.
 # blockmatch runs on a random frame and the same moved (framecl-bench checks the motion
 # itself, and exits 1 where it is wrong), compared here with matchTemplate per block.
 "$bench" --sizes 138x66 --runs 1 --warmup 0 --no-extra-sizes \
     --filters copy,color,box,sobel,bicubic,convolve,demosaic,blockmatch \
     --plugin-dir "$FRAMECL_PLUGIN_DIR" --kernel-dir "$FRAMECL_SOURCE_ROOT/kernels" --cache-dir "$work/cache" \
     --dump "$work/frames" --json "$work/bench.json" --markdown "$work/bench.md"
-"$python" "$script" "$work/bench.json" --check-only
+"$python" "$script" "$work/bench.json" --check-only | tee "$work/bench-check.md"
+# The shipped camera-prep pipeline (bicubic taking the NV12 conversion into its loads
+# where fused), unfused and fused, each against the reference in compare_opencv.py.
+for run in unfused fused; do
+    grep -Eq "camera-prep NV12 to 960x540 ABGR8888 \($run defaults\) \| NV12 138x66 .* (equal to|within [12] of) the reference \|" \
+        "$work/bench-check.md"
+done
 # The RAW stages and the camera ISP pipeline they chain into, at a width packed RAW10
 # allows (a multiple of 4): the pipeline's NV12 and statistics are checked exactly
 # against the CPU reference chain (clients/bench/isp_reference.py), OpenCV's chain against

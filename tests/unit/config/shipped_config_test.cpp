@@ -30,7 +30,7 @@ TEST_CASE("the shipped framecld.toml and pipelines.d load")
     CHECK(result->daemon.socket == defaults.socket);
     CHECK(result->daemon.pipeline_dirs == defaults.pipeline_dirs);
     CHECK(result->gpu.device == "auto");
-    REQUIRE(result->pipelines.size() == 5);
+    REQUIRE(result->pipelines.size() == 6);
     CHECK(result->pipelines[0].name == "luma");
     CHECK(result->pipelines[0].stages.at(0).plugin == "color");
     // pipelines.d in name order
@@ -38,10 +38,12 @@ TEST_CASE("the shipped framecld.toml and pipelines.d load")
     CHECK(result->pipelines[1].stages.size() == 5);
     CHECK(result->pipelines[2].name == "camera-isp-rgb");
     CHECK(result->pipelines[2].stages.size() == 4);
-    CHECK(result->pipelines[3].name == "denoise-edges");
-    CHECK(result->pipelines[3].stages.size() == 3);
-    CHECK(result->pipelines[4].name == "edges");
+    CHECK(result->pipelines[3].name == "camera-prep");
+    CHECK(result->pipelines[3].stages.size() == 2);
+    CHECK(result->pipelines[4].name == "denoise-edges");
     CHECK(result->pipelines[4].stages.size() == 3);
+    CHECK(result->pipelines[5].name == "edges");
+    CHECK(result->pipelines[5].stages.size() == 3);
 }
 
 } // namespace

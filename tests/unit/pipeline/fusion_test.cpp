@@ -23,14 +23,16 @@ using test::LaidOutBuffer;
 
 namespace {
 
-// A stage for the chains: its TOML table, the format it takes and the one it gives, and
+// A stage for the chains: its TOML table, the format it takes and the one it gives,
 // whether it is a stencil that takes the stages before it into its loads (loads_chains
-// end in one).
+// end in one), and the output's size where the stage sets it (a scaler; else the input's).
 struct PointwiseStage {
     std::string toml;
     uint32_t in;
     uint32_t out;
     bool loads = false;
+    uint32_t out_width = 0;
+    uint32_t out_height = 0;
 };
 
 const std::vector<PointwiseStage>& pointwiseStages()
@@ -64,6 +66,15 @@ const std::vector<PointwiseStage>& pointwiseStages()
          DRM_FORMAT_R8, DRM_FORMAT_R8, true},
         {R"({ plugin = "epsilon", radius = 4, threshold = 20, variant = "wide16", border = "reflect101" })",
          DRM_FORMAT_R8, DRM_FORMAT_R8, true},
+        // Scalers, each tap computed from the run's input: down and up, each kernel, each
+        // border.
+        {R"({ plugin = "bicubic", width = 13, height = 9 })", DRM_FORMAT_R8, DRM_FORMAT_R8, true, 13, 9},
+        {R"({ plugin = "bicubic", width = 25, height = 11, variant = "pixel", border = "constant", border_value = 7 })",
+         DRM_FORMAT_ABGR8888, DRM_FORMAT_ABGR8888, true, 25, 11},
+        {R"({ plugin = "bicubic", width = 11, height = 20, a = -0.75, border = "reflect101" })", DRM_FORMAT_ABGR8888,
+         DRM_FORMAT_ABGR8888, true, 11, 20},
+        {R"({ plugin = "bicubic", width = 30, height = 5, variant = "pixel", border = "reflect101" })", DRM_FORMAT_R8,
+         DRM_FORMAT_R8, true, 30, 5},
     };
     return stages;
 }
@@ -99,12 +110,17 @@ std::vector<std::vector<size_t>> chains(size_t length)
 // The chains into a stencil's loads, each its own program (the stencil's kernel with the
 // producers inlined into every load, the test's costliest builds on PoCL), so chosen
 // rather than all: each format a producer reads (R8, ABGR8888, NV12's two planes),
-// each epsilon variant that takes loads, each border, and two producers in a row.
+// each epsilon and bicubic kernel that takes loads, each border, and two producers in a
+// row.
 const std::vector<std::vector<size_t>> loads_chains = {
     {0, 16},     // copy R8 -> epsilon baseline, constant border
     {7, 15},     // abgr_to_y -> epsilon auto (wide16x2), replicate
     {10, 17},    // nv12_to_y -> epsilon wide16, reflect101
     {11, 7, 15}, // nv12_to_abgr -> abgr_to_y -> epsilon auto
+    {10, 18},    // nv12_to_y -> bicubic strip R8, down, replicate
+    {12, 19},    // nv12_to_abgr block8x2 -> bicubic pixel ABGR8888, up, constant border
+    {11, 20},    // nv12_to_abgr -> bicubic strip ABGR8888, reflect101 (camera-prep's chain)
+    {0, 21},     // copy R8 -> bicubic pixel R8, reflect101
 };
 
 std::vector<std::vector<size_t>> allChains()
@@ -164,6 +180,14 @@ std::vector<uint8_t> run(pipeline::Session& session, LaidOutBuffer& input, const
     return out.bytes;
 }
 
+// The output of `chain` on frames of `input`'s size: its last stage's format, at the size
+// it sets or the input's.
+FrameShape outputShape(const std::vector<size_t>& chain, const FrameShape& input)
+{
+    const PointwiseStage& last = pointwiseStages()[chain.back()];
+    return {last.out, last.out_width ? last.out_width : input.width, last.out_height ? last.out_height : input.height};
+}
+
 std::string describeChain(const std::vector<size_t>& chain)
 {
     std::string text;
@@ -188,7 +212,7 @@ TEST_CASE("every chain of two pointwise stages, and of three filters, gives the 
         // Odd sides where the formats allow them; NV12 and Bayer need even ones, here
         // neither a multiple of 4.
         const FrameShape shape{stages[chain.front()].in, even ? 22u : 17u, even ? 14u : 7u};
-        const FrameShape output{stages[chain.back()].out, shape.width, shape.height};
+        const FrameShape output = outputShape(chain, shape);
         formats_in.insert(shape.fourcc);
         CAPTURE(describeChain(chain));
         auto fused = open(fmt::format("fused-{}", c), shape);
@@ -219,10 +243,12 @@ TEST_CASE("every chain of two pointwise stages, and of three filters, gives the 
 TEST_CASE("a fused run cut into tiles and replayed from a khr recording gives the unfused bytes")
 {
     const auto all = allChains();
-    // ccm, tone, abgr_to_nv12 bt709 limited; and nv12_to_abgr, abgr_to_y into epsilon's loads.
+    // ccm, tone, abgr_to_nv12 bt709 limited; nv12_to_abgr, abgr_to_y into epsilon's loads;
+    // nv12_to_abgr into bicubic's.
     const std::vector<std::pair<std::vector<size_t>, FrameShape>> cases = {
         {{5, 6, 8}, {DRM_FORMAT_ABGR16161616, 64, 48}},
         {{11, 7, 15}, {DRM_FORMAT_NV12, 64, 48}},
+        {{11, 20}, {DRM_FORMAT_NV12, 64, 48}},
     };
     for (const auto& tiled : cases) {
         // Not a structured binding: clang cannot capture one in CAPTURE's lambda.
@@ -246,8 +272,7 @@ TEST_CASE("a fused run cut into tiles and replayed from a khr recording gives th
             CHECK((*fused)->budgetStats()[0].tiles > 1);
         auto unfused = open(fmt::format("unfused-{}", c), shape);
         LaidOutBuffer input(*pocl().gpu, test::paddedLayout(shape, 5), 7);
-        const uint32_t out = pointwiseStages()[chain.back()].out;
-        const test::PaddedLayout out_layout = test::paddedLayout({out, shape.width, shape.height}, 3);
+        const test::PaddedLayout out_layout = test::paddedLayout(outputShape(chain, shape), 3);
         CHECK(run(**fused, input, out_layout) == run(*unfused, input, out_layout));
     }
 }
