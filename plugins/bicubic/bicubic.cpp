@@ -14,6 +14,8 @@
 //          than half the multiply-adds (kernels/bicubic.cl's header counts them);
 //          reasoned, not yet measured on a GPU
 // The kernels compute in float: within ±1 of the reference, equal to it at t = 0.
+// pixel and strip take the pointwise stages before them into their loads (pointwise(),
+// below), so camera-prep's NV12 to RGB runs inside the scaler.
 #include <algorithm>
 #include <cstdio>
 
