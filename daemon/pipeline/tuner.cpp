@@ -57,11 +57,14 @@ std::string valueText(const config::ParameterValue& value)
         value);
 }
 
-// A run's fusion choice: "unfused, 48.142 ms (fused 85.627 ms)".
-std::string fusionText(const TunedStage& tuned)
+// A run's fusion choice: "unfused, 48.142 ms (fused 85.627 ms)", or "fused, stage 2 as
+// variant pixel, ..." where the run's last stage, `last` (from 1), runs another variant.
+std::string fusionText(const TunedStage& tuned, size_t last)
 {
     const bool fused = tuned.choice.variant == "fused";
-    return fmt::format("{}, {:.3f} ms ({} {:.3f} ms)", tuned.choice.variant, double(tuned.gpu_ns) / 1e6,
+    const std::string stencil =
+        tuned.stencil.variant.empty() ? "" : fmt::format(", stage {} as variant {}", last, tuned.stencil.variant);
+    return fmt::format("{}{}, {:.3f} ms ({} {:.3f} ms)", tuned.choice.variant, stencil, double(tuned.gpu_ns) / 1e6,
                        fused ? "unfused" : "fused", double(tuned.other_ns) / 1e6);
 }
 
@@ -87,6 +90,28 @@ bool usable(const StageChoice& choice, const std::vector<StageChoice>& candidate
     const bool known_variant = std::any_of(candidates.begin(), candidates.end(),
                                            [&](const StageChoice& c) { return c.variant == choice.variant; });
     return known_variant && choice.local[0] * std::max<size_t>(choice.local[1], 1) <= max_work_group_size;
+}
+
+// The variants, each with the driver's work group, that stage `stage` (planned as
+// `planned`, the last of a run that fuses) may run as in the run's fused kernel instead
+// of its own choice: where its variant is left to auto, those of its others that take
+// loads too. None for a pointwise stage.
+std::vector<StageChoice> loadsAlternatives(const StageDefinition& stage, const StagePlan& planned,
+                                           size_t max_work_group_size)
+{
+    std::vector<StageChoice> found;
+    const auto variant = variantParam(stage.plugin->params());
+    if (!variant)
+        return found;
+    for (const StageChoice& candidate : Tuner::candidates(stage, planned.in, max_work_group_size)) {
+        if (candidate.local != std::array<size_t, 2>{0, 0} || candidate.variant == "auto" ||
+            candidate.variant == planned.choice.variant)
+            continue;
+        auto answer = stage.plugin->pointwise(planned.in, stage.params.with(*variant, candidate.variant));
+        if (answer && *answer && (*answer)->fused_loads)
+            found.push_back(candidate);
+    }
+    return found;
 }
 
 } // namespace
@@ -123,6 +148,8 @@ Tuner::Tuner(const gpu::GpuContext& gpu, std::filesystem::path cache_dir, std::c
             tuned.last_used = entry.value("last_used", uint64_t{0});
             tuned.copies_input = entry.value("copies_input", false);
             tuned.other_ns = entry.value("other_ns", uint64_t{0});
+            tuned.stencil.variant = entry.value("stencil_variant", std::string());
+            tuned.stencil.local = entry.value("stencil_local", std::array<size_t, 2>{0, 0});
             uses_ = std::max(uses_, tuned.last_used);
             choices_[key] = tuned;
         }
@@ -336,10 +363,16 @@ bool Tuner::chooseFusion(const PipelineDefinition& pipeline, const FrameShape& i
             choices += fmt::format("{}{}:{}x{}", k > first ? " " : "", chosen[k].variant, chosen[k].local[0],
                                    chosen[k].local[1]);
         const std::string key = fusionPrefix(pipeline, first, last) + pipeline::describe(shape) + "|" + choices;
+        const auto stencils =
+            loadsAlternatives(pipeline.stages[last], (*stages)[last], gpu_->capabilities().max_work_group_size);
         auto found = choices_.find(key);
         // As for a stage's choice: an edited tuning.json may say anything.
-        if (found != choices_.end() && found->second.choice.variant != "fused" &&
-            found->second.choice.variant != "unfused") {
+        if (found != choices_.end() &&
+            ((found->second.choice.variant != "fused" && found->second.choice.variant != "unfused") ||
+             (!found->second.stencil.variant.empty() &&
+              std::none_of(stencils.begin(), stencils.end(), [&](const StageChoice& stencil) {
+                  return stencil.variant == found->second.stencil.variant && stencil.local == found->second.stencil.local;
+              })))) {
             choices_.erase(found);
             found = choices_.end();
         }
@@ -348,7 +381,7 @@ bool Tuner::chooseFusion(const PipelineDefinition& pipeline, const FrameShape& i
             if (report)
                 report(fmt::format("timing stages {}-{} of {} fused and unfused for {}", first + 1, last + 1,
                                    pipeline.stages.size(), pipeline::describe(shape)));
-            TunedStage timed = timeFusion(pipeline, first, last, shape, chosen, cancelled, turns);
+            TunedStage timed = timeFusion(pipeline, first, last, shape, chosen, stencils, cancelled, turns);
             lock.lock();
             if (timed.gpu_ns == 0)
                 continue; // fused, as it would be without a tuner
@@ -361,13 +394,15 @@ bool Tuner::chooseFusion(const PipelineDefinition& pipeline, const FrameShape& i
         }
         found->second.last_used = ++uses_;
         chosen[first].fuse = found->second.choice.variant == "fused";
+        if (chosen[first].fuse && !found->second.stencil.variant.empty())
+            chosen[last] = found->second.stencil;
     }
     return stored;
 }
 
 TunedStage Tuner::timeFusion(const PipelineDefinition& pipeline, size_t first, size_t last, const FrameShape& input,
-                             const std::vector<StageChoice>& chosen, const std::atomic<bool>* cancelled,
-                             GpuTurns* turns)
+                             const std::vector<StageChoice>& chosen, const std::vector<StageChoice>& stencils,
+                             const std::atomic<bool>* cancelled, GpuTurns* turns)
 {
     const auto logger = log::get("tuner");
     const std::string what = fmt::format("stages {}-{} of {} on {}", first + 1, last + 1, pipeline.name,
@@ -396,13 +431,35 @@ TunedStage Tuner::timeFusion(const PipelineDefinition& pipeline, size_t first, s
         return {};
     if (!fused_times) {
         logger->warn("cannot time {} fused, so it runs unfused: {}", what, fused_times.error().message);
-        return {{"unfused", {0, 0}}, unfused_ns, 0, false, true, 0};
+        return {{"unfused", {0, 0}}, unfused_ns, 0, false, true, 0, {}};
     }
-    const uint64_t fused_ns = median(fused_times->gpu_ns);
+    uint64_t fused_ns = median(fused_times->gpu_ns);
+    // The stencil's own choice was timed alone, with its input in memory; another of its
+    // variants may load and compute the stages before it faster (docs/architecture.md,
+    // "Fusion").
+    StageChoice stencil;
+    for (const StageChoice& other : stencils) {
+        std::vector<StageChoice> with_other = choices;
+        with_other.back() = other;
+        const uint64_t best = std::min(fused_ns, unfused_ns);
+        auto times = fused_timer->time(with_other, warmup_frames, timed_frames,
+                                       {.hopeless_ns = hopeless * best, .beat_ns = best, .cancelled = cancelled});
+        if (isCancelled(cancelled))
+            return {};
+        if (!times) {
+            logger->debug("{}: fused with stage {} as variant {} failed: {}", what, last + 1, other.variant,
+                          times.error().message);
+            continue;
+        }
+        if (const uint64_t ns = median(times->gpu_ns); ns < fused_ns) {
+            fused_ns = ns;
+            stencil = other;
+        }
+    }
     const bool fuse = fused_ns <= unfused_ns;
     TunedStage timed{{fuse ? "fused" : "unfused", {0, 0}}, fuse ? fused_ns : unfused_ns, 0, false, true,
-                     fuse ? unfused_ns : fused_ns};
-    logger->info("tuned the fusion of {}: {}", what, fusionText(timed));
+                     fuse ? unfused_ns : fused_ns, fuse ? stencil : StageChoice{}};
+    logger->info("tuned the fusion of {}: {}", what, fusionText(timed, last + 1));
     return timed;
 }
 
@@ -425,7 +482,7 @@ std::vector<std::string> Tuner::describe(const PipelineDefinition& pipeline) con
             for (auto it = choices_.lower_bound(prefix); it != choices_.end() && it->first.starts_with(prefix); ++it) {
                 const std::string frame = it->first.substr(prefix.size(), it->first.find('|', prefix.size()) - prefix.size());
                 lines.push_back(fmt::format("stages {}-{} ({}) on {}: {}", first + 1, last + 1, fmt::join(names, ", "),
-                                            frame, fusionText(it->second)));
+                                            frame, fusionText(it->second, last + 1)));
             }
         }
     return lines;
@@ -442,6 +499,11 @@ void Tuner::save() const
                             {"last_used", tuned.last_used},
                             {"copies_input", tuned.copies_input},
                             {"other_ns", tuned.other_ns}};
+    for (auto& [key, entry] : choices.items())
+        if (const TunedStage& tuned = choices_.at(key); !tuned.stencil.variant.empty()) {
+            entry["stencil_variant"] = tuned.stencil.variant;
+            entry["stencil_local"] = tuned.stencil.local;
+        }
     const nlohmann::json file = {{"format", file_format}, {"choices", choices}};
     std::error_code ec;
     std::filesystem::create_directories(file_.parent_path(), ec);

@@ -39,6 +39,11 @@ struct TunedStage {
     bool complete = true;
     // A run's fusion (choice.variant "fused" or "unfused"): the time of the other way.
     uint64_t other_ns = 0;
+    // A fused run that ends in a stencil taking loads: the stencil's choice when fused,
+    // where another of its variants that takes loads ran the run faster than the one
+    // chosen for the stage alone (whose tuning timed it without the stages in its
+    // loads). Empty: the stage's own choice.
+    StageChoice stencil{};
 };
 
 // The most choices tuning.json keeps: every frame size a client opens a session for
@@ -71,6 +76,9 @@ public:
     // stages that fuses (pipeline/fusion.hpp) is timed fused and unfused, on the stages'
     // choices, and its first stage's choice keeps the faster (StageChoice::fuse): a
     // stencil that computes a producer again for every sample of its window can lose.
+    // A run ending in a stencil that takes loads, its variant left to auto, is also
+    // timed fused with each of the stencil's other variants that take loads (the
+    // driver's work group), and the fastest fused way may replace the stencil's choice.
     std::vector<StageChoice> choose(const PipelineDefinition& pipeline, const FrameShape& input,
                                     const std::function<void(const std::string&)>& report = {},
                                     const std::atomic<bool>* cancelled = nullptr, GpuTurns* turns = nullptr);
@@ -78,7 +86,8 @@ public:
     // What is chosen for `pipeline` on this device, one line per stage and frame size,
     // for `framecl pipelines`: "stage 2 (epsilon) on R8 1920x1080: variant branchless,
     // work group 16x16, 0.412 ms"; and per run that fuses: "stages 1-2 (color, epsilon)
-    // on ABGR8888 1920x1080: unfused, 48.142 ms (fused 85.627 ms)".
+    // on ABGR8888 1920x1080: unfused, 48.142 ms (fused 85.627 ms)", or "fused, stage 2 as
+    // variant pixel, ...".
     std::vector<std::string> describe(const PipelineDefinition& pipeline) const;
 
     // The candidates for a stage: where its variant is left to `auto`, the plugin's own
@@ -101,10 +110,11 @@ private:
     bool chooseFusion(const PipelineDefinition& pipeline, const FrameShape& input, std::vector<StageChoice>& chosen,
                       std::unique_lock<std::mutex>& lock, const std::function<void(const std::string&)>& report,
                       const std::atomic<bool>* cancelled, GpuTurns* turns);
-    // No choice (gpu_ns 0) where either way failed or `cancelled` was set.
+    // No choice (gpu_ns 0) where either way failed or `cancelled` was set. `stencils`:
+    // the other choices of the run's last stage to time fused (loadsAlternatives).
     TunedStage timeFusion(const PipelineDefinition& pipeline, size_t first, size_t last, const FrameShape& input,
-                          const std::vector<StageChoice>& chosen, const std::atomic<bool>* cancelled,
-                          GpuTurns* turns);
+                          const std::vector<StageChoice>& chosen, const std::vector<StageChoice>& stencils,
+                          const std::atomic<bool>* cancelled, GpuTurns* turns);
     // No choice (gpu_ns 0) where nothing ran or `cancelled` was set.
     TunedStage tune(const PipelineDefinition& pipeline, size_t stage, const FrameShape& input,
                     const std::function<void(size_t candidate, size_t candidates)>& report,

@@ -38,6 +38,9 @@ stages = [ { plugin = "offset", amount = 3 } ]
 [[pipeline]]
 name = "upscale"
 stages = [ { plugin = "bicubic", width = 4096, height = 4096 } ]
+[[pipeline]]
+name = "prep-scale"
+stages = [ { plugin = "color", op = "nv12_to_abgr" }, { plugin = "bicubic", width = 40, height = 30 } ]
 )";
 
 test::FilterDevice& device()
@@ -288,6 +291,78 @@ TEST_CASE("a run that fuses is timed fused and unfused, the faster kept in tunin
         CHECK(flipped_note.what == "the tuner timed it faster unfused");
     else
         CHECK(flipped_note.what.find("with color in its loads") != std::string::npos);
+}
+
+TEST_CASE("a run into a stencil's loads is timed with the stencil's other variants that take loads, and may run one")
+{
+    test::TempDir cache;
+    const auto definition = device().pipelines.catalog.find("prep-scale");
+    REQUIRE(definition);
+    const pipeline::FrameShape nv12{DRM_FORMAT_NV12, 64, 48};
+    const auto file = cache.path() / "tuning.json";
+    const auto entryWith = [&](nlohmann::json& json, const std::string& part) -> nlohmann::json& {
+        for (auto& [key, entry] : json["choices"].items())
+            if (key.find(part) != std::string::npos)
+                return entry;
+        FAIL("no choice for ", part, " in tuning.json");
+        throw std::logic_error("unreachable");
+    };
+    const auto choose = [&] { return pipeline::Tuner(*device().gpu, cache.path(), whole_tuning).choose(*definition, nv12); };
+
+    // bicubic's own choice made strip (image takes no loads, and the run would not fuse),
+    // so that the tuner times the run fused with strip and with pixel.
+    REQUIRE(choose().size() == 2);
+    nlohmann::json json = readJson(file);
+    entryWith(json, "|bicubic@")["variant"] = "strip";
+    entryWith(json, "|bicubic@")["local"] = {0, 0};
+    for (auto it = json["choices"].begin(); it != json["choices"].end();)
+        it = it.key().find("|fusion|") != std::string::npos ? json["choices"].erase(it) : std::next(it);
+    std::ofstream(file) << json.dump();
+    const auto chosen = choose();
+    REQUIRE(chosen.size() == 2);
+    json = readJson(file);
+    nlohmann::json& fusion = entryWith(json, "|fusion|color@");
+    CHECK(fusion["gpu_ns"].get<uint64_t>() <= fusion["other_ns"].get<uint64_t>());
+    if (fusion.contains("stencil_variant")) {
+        CHECK(fusion["variant"] == "fused");
+        CHECK(fusion["stencil_variant"] == "pixel");
+        CHECK(chosen[1].variant == "pixel");
+    } else {
+        CHECK(chosen[1].variant == "strip");
+    }
+    CHECK(chosen[0].fuse == (fusion["variant"] == "fused"));
+
+    // Read back from tuning.json, edited to say the run is fastest fused with pixel: the
+    // next tuner gives that without timing, its sessions run bicubic's pixel kernel with
+    // the conversion in its loads, and `framecl pipelines` says so.
+    fusion["variant"] = "fused";
+    fusion["stencil_variant"] = "pixel";
+    fusion["stencil_local"] = {0, 0};
+    std::ofstream(file) << json.dump();
+    pipeline::Tuner reader(*device().gpu, cache.path(), whole_tuning);
+    const auto with_pixel = reader.choose(*definition, nv12);
+    REQUIRE(with_pixel.size() == 2);
+    CHECK(with_pixel[0].fuse);
+    CHECK(with_pixel[1].variant == "pixel");
+    pipeline::SessionOptions options;
+    options.stage_choices = with_pixel;
+    auto session = pipeline::Session::open(*device().gpu, definition, nv12, options);
+    REQUIRE_MESSAGE(session, (session ? "" : session.error().message));
+    REQUIRE((*session)->fusion().size() == 1);
+    CHECK((*session)->fusion()[0].what == "bicubic_pixel_abgr with color in its loads");
+    const auto lines = reader.describe(*definition);
+    CHECK(std::any_of(lines.begin(), lines.end(), [](const std::string& line) {
+        return line.starts_with("stages 1-2 (color, bicubic) on NV12 64x48: fused, stage 2 as variant pixel, ");
+    }));
+
+    // A variant that takes no loads, as an edited file may name, is timed anew.
+    fusion["stencil_variant"] = "image";
+    std::ofstream(file) << json.dump();
+    const auto retimed = choose();
+    REQUIRE(retimed.size() == 2);
+    CHECK(retimed[1].variant != "image");
+    json = readJson(file);
+    CHECK(entryWith(json, "|fusion|color@").value("stencil_variant", "pixel") == "pixel");
 }
 
 TEST_CASE("a broken tuning.json is ignored and replaced; a stage with one candidate is not tuned")
