@@ -407,10 +407,13 @@ void benchPipeline(const gpu::GpuContext& gpu, const std::shared_ptr<const pipel
         return m;
     };
     // The unfused frame, then the fused one with what it is measured against: the unfused
-    // frame's time and its slowest stage's.
-    const auto pair = [&](const std::string& variant, const std::vector<pipeline::StageChoice>& choices) {
-        Measurement unfused = run(*unfused_timer, unfused_bytes, *unfused_skeleton, "unfused " + variant, choices);
-        Measurement fused = run(*fused_timer, fused_bytes, *fused_skeleton, "fused " + variant, choices);
+    // frame's time and its slowest stage's. Each with its choices and their text.
+    using Choices = std::pair<std::string, std::vector<pipeline::StageChoice>>;
+    const auto pair = [&](const Choices& unfused_choices, const Choices& fused_choices) {
+        Measurement unfused = run(*unfused_timer, unfused_bytes, *unfused_skeleton, "unfused " + unfused_choices.first,
+                                  unfused_choices.second);
+        Measurement fused =
+            run(*fused_timer, fused_bytes, *fused_skeleton, "fused " + fused_choices.first, fused_choices.second);
         if (unfused.error.empty() && fused.error.empty()) {
             fused.unfused_median_ns = unfused.median_ns;
             for (const StageMeasurement& stage : unfused.stages)
@@ -418,18 +421,23 @@ void benchPipeline(const gpu::GpuContext& gpu, const std::shared_ptr<const pipel
         }
         return std::pair{std::move(unfused), std::move(fused)};
     };
-    auto measured = pair("defaults", {});
+    auto measured = pair({"defaults", {}}, {"defaults", {}});
     if (options.tune) {
         report.measurements.push_back(std::move(measured.first));
         report.measurements.push_back(std::move(measured.second));
         const std::filesystem::path tuning_dir = std::filesystem::path(options.cache_dir) / "bench-tuning";
         std::filesystem::remove_all(tuning_dir);
         pipeline::Tuner tuner(gpu, tuning_dir, std::chrono::milliseconds(int64_t(options.tuning_budget_s * 1000)));
-        const auto choices = tuner.choose(*definition, input);
-        std::vector<std::string> texts;
-        for (const auto& choice : choices)
-            texts.push_back(choiceText(choice));
-        measured = pair(fmt::format("tuned: {}", fmt::join(texts, "; ")), choices);
+        // Unfused, each stage's choice timed alone; fused, the run's stencil may run
+        // another variant (pipeline/tuner.hpp).
+        const auto tuned = [&](const pipeline::PipelineDefinition& timed) {
+            const auto choices = tuner.choose(timed, input);
+            std::vector<std::string> texts;
+            for (const auto& choice : choices)
+                texts.push_back(choiceText(choice));
+            return Choices{fmt::format("tuned: {}", fmt::join(texts, "; ")), choices};
+        };
+        measured = pair(tuned(*unfused_definition), tuned(*definition));
     }
     dumpFrames(*unfused_timer, slug + "-unfused", options, measured.first);
     dumpFrames(*fused_timer, slug, options, measured.second);
