@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <optional>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -92,10 +93,21 @@ bool usable(const StageChoice& choice, const std::vector<StageChoice>& candidate
     return known_variant && choice.local[0] * std::max<size_t>(choice.local[1], 1) <= max_work_group_size;
 }
 
+// Whether two plans dispatch the same kernels: `auto` is one of the named variants.
+bool sameKernels(const framecl_plan& a, const framecl_plan& b)
+{
+    if (a.dispatch_count != b.dispatch_count)
+        return false;
+    for (uint32_t d = 0; d < a.dispatch_count; ++d)
+        if (std::string_view(a.dispatches[d].kernel) != b.dispatches[d].kernel)
+            return false;
+    return true;
+}
+
 // The variants, each with the driver's work group, that stage `stage` (planned as
 // `planned`, the last of a run that fuses) may run as in the run's fused kernel instead
 // of its own choice: where its variant is left to auto, those of its others that take
-// loads too. None for a pointwise stage.
+// loads too and run other kernels. None for a pointwise stage.
 std::vector<StageChoice> loadsAlternatives(const StageDefinition& stage, const StagePlan& planned,
                                            size_t max_work_group_size)
 {
@@ -107,8 +119,10 @@ std::vector<StageChoice> loadsAlternatives(const StageDefinition& stage, const S
         if (candidate.local != std::array<size_t, 2>{0, 0} || candidate.variant == "auto" ||
             candidate.variant == planned.choice.variant)
             continue;
-        auto answer = stage.plugin->pointwise(planned.in, stage.params.with(*variant, candidate.variant));
-        if (answer && *answer && (*answer)->fused_loads)
+        const ResolvedParams params = stage.params.with(*variant, candidate.variant);
+        auto answer = stage.plugin->pointwise(planned.in, params);
+        auto plan = stage.plugin->plan(planned.in, params);
+        if (answer && *answer && (*answer)->fused_loads && plan && !sameKernels(*plan, planned.plan))
             found.push_back(candidate);
     }
     return found;
