@@ -12,7 +12,8 @@
 //   auto   strip: a quarter (upscaling by 1.5) to a half (downscaling by 2) of the
 //          taps, never more than pixel, in far fewer load instructions and with less
 //          than half the multiply-adds (kernels/bicubic.cl's header counts them);
-//          reasoned, not yet measured on a GPU
+//          the faster on PoCL, and where a GPU prefers pixel the tuner chooses it
+//          (docs/filters.md)
 // The kernels compute in float: within ±1 of the reference, equal to it at t = 0.
 // pixel and strip take the pointwise stages before them into their loads (pointwise(),
 // below), so camera-prep's NV12 to RGB runs inside the scaler.
