@@ -16,6 +16,7 @@
 #include "pipeline/catalog.hpp"
 #include "pipeline/compile_ahead.hpp"
 #include "pipeline/engine.hpp"
+#include "selftest/self_test.hpp"
 #include "service/service_loop.hpp"
 #include "service/socket_activation.hpp"
 
@@ -52,6 +53,17 @@ pipeline::Catalog loggedCatalog(pipeline::PipelineSet set)
     for (const auto& problem : set.problems)
         log::get("pipeline")->error("{}", problem);
     return std::move(set.catalog);
+}
+
+// framecld --self-test: the report on stdout; 0 unless a check failed.
+int selfTest(const config::Config& config, bool json)
+{
+    const selftest::Report report = selftest::runSelfTest(config);
+    if (json)
+        fmt::print("{}\n", selftest::reportJson(report).dump(2));
+    else
+        fmt::print("{}", selftest::reportText(report));
+    return report.failed() ? 1 : 0;
 }
 
 int listDevices(const config::Config& config, bool json)
@@ -159,12 +171,15 @@ int main(int argc, char** argv)
     CLI::App app{"framecld: the framecl GPU image-processing daemon"};
     std::filesystem::path config_file = config::defaultConfigFile();
     std::filesystem::path check_file;
-    bool list_devices = false, json = false, version = false;
+    bool list_devices = false, self_test = false, json = false, version = false;
     std::string log_level = "info";
-    app.add_option("--config,-c", config_file, "Configuration file")->capture_default_str();
     app.add_option("--check-config", check_file, "Validate a configuration file and exit (0: valid)");
-    auto* list = app.add_flag("--list-devices", list_devices, "List OpenCL devices and their capabilities");
-    app.add_flag("--json", json, "With --list-devices: print JSON")->needs(list);
+    auto* config_option = app.add_option("--config,-c", config_file, "Configuration file")->capture_default_str();
+    app.add_flag("--list-devices", list_devices, "List OpenCL devices and their capabilities");
+    app.add_flag("--self-test", self_test,
+                              "Check every path the configured device offers against CPU references, report, and "
+                              "exit (0: nothing failed)");
+    app.add_flag("--json", json, "With --list-devices or --self-test: print JSON");
     app.add_flag("--version", version, "Print the version and exit");
     std::string compile_pipeline;
     size_t compile_stage = 0;
@@ -185,17 +200,28 @@ int main(int argc, char** argv)
         fmt::print("framecld {}\n", FRAMECL_VERSION);
         return 0;
     }
+    if (json && !list_devices && !self_test) {
+        fmt::print(stderr, "--json needs --list-devices or --self-test\n");
+        return 1;
+    }
     log::setup(log::Sink::Auto, spdlog::level::from_str(log_level));
     if (!check_file.empty())
         return checkConfig(check_file);
 
-    auto config = load(config_file);
+    // --list-devices and --self-test are what to run on a new board, which may have no
+    // config file yet: without --config and without the default file they take the
+    // defaults.
+    auto config = (list_devices || self_test) && config_option->count() == 0 && !std::filesystem::exists(config_file)
+                      ? config::parseConfig("", config_file, config::defaultPaths())
+                      : load(config_file);
     if (!config) {
         fmt::print(stderr, "{}\n", config.error().joined());
         return 1;
     }
     if (list_devices)
         return listDevices(*config, json);
+    if (self_test)
+        return selfTest(*config, json);
     if (!compile_pipeline.empty()) {
         if (compile_frame.size() != 3) {
             fmt::print(stderr, "--compile-ahead needs --stage and --frame FOURCC WIDTH HEIGHT\n");

@@ -13,7 +13,7 @@
 // Each work item computes its columns' first tap and fraction in 32-bit integers
 // (tapsOf), exactly, whatever the size; only the weights and the sums are float, so
 // every kernel is within ±1 of the double-precision reference
-// (tests/support/reference_bicubic.hpp), and equal to it where t = 0 (every tap
+// (daemon/reference/reference_bicubic.hpp), and equal to it where t = 0 (every tap
 // weight 0 but one of 1: scaling to the same size returns the input).
 //
 // Three variants (plugins/bicubic/bicubic.cpp chooses); bytes per output pixel:

@@ -10,9 +10,9 @@ std::string markdown(const Report& report)
 {
     std::string text = fmt::format("Device: {}. Copy bandwidth (clEnqueueCopyBuffer of {} MB, bytes read and "
                                    "written): {:.1f} GB/s. Median of {} runs after warm-up, GPU time from "
-                                   "profiling events.\n\nCommand: `{}`\n",
+                                   "{}.\n\nCommand: `{}`\n",
                                    report.device, report.copy_bytes / 1000000, report.copy_gbs, report.runs,
-                                   report.command);
+                                   report.timing, report.command);
     std::string filter;
     for (const Measurement& m : report.measurements) {
         if (m.filter != filter) {
@@ -117,6 +117,7 @@ nlohmann::json json(const Report& report)
         measurements.push_back(entry);
     }
     return {{"device", report.device},   {"command", report.command},       {"runs", report.runs},
+            {"timing", report.timing},
             {"copy_gbs", report.copy_gbs}, {"copy_bytes", report.copy_bytes}, {"measurements", measurements}};
 }
 

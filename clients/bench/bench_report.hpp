@@ -63,6 +63,7 @@ struct Measurement {
 struct Report {
     std::string device;       // name, driver, OpenCL version
     std::string command;      // how the bench was run
+    std::string timing;       // what the times are read from (gpu/timestamps.hpp)
     int runs = 0;             // timed runs per measurement, after the warm-up
     double copy_gbs = 0;      // the device's copy bandwidth: bytes read and written per ns
     uint64_t copy_bytes = 0;  // the buffer it was measured with

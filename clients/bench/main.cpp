@@ -22,6 +22,7 @@
 #include <fmt/format.h>
 
 #include "base/log.hpp"
+#include "base/monotonic_clock.hpp"
 #include "bench_cases.hpp"
 #include "bench_report.hpp"
 #include "budget_bench.hpp"
@@ -124,7 +125,8 @@ std::string configText(const Options& options, const std::vector<FrameSize>& siz
 
 // Copies of `sizes` bytes, one clEnqueueCopyBuffer each, in order on one queue, per run:
 // the medians of their profiled times summed, and of their span from the first's start
-// to the last's end, in nanoseconds.
+// to the last's end, in nanoseconds. On a device timed by the host's clock
+// (gpu/timestamps.hpp) both are the host's time from the first enqueue to the wait's end.
 Result<std::pair<uint64_t, uint64_t>> copyTimes(const gpu::GpuContext& gpu, const std::vector<uint64_t>& sizes,
                                                 int warmup, int runs)
 {
@@ -139,23 +141,27 @@ Result<std::pair<uint64_t, uint64_t>> copyTimes(const gpu::GpuContext& gpu, cons
     std::vector<uint64_t> sums, spans;
     for (int i = 0; i < warmup + runs; ++i) {
         std::vector<cl::Event> events(sizes.size());
+        const uint64_t enqueued_ns = monotonicNs();
         for (size_t c = 0; c < sizes.size(); ++c)
             if ((err = gpu.queue().enqueueCopyBuffer(from, to, 0, 0, sizes[c], nullptr, &events[c])) != CL_SUCCESS)
                 return fail(gpu::clFailure("clEnqueueCopyBuffer", err, "a timed copy"));
         if ((err = events.back().wait()) != CL_SUCCESS)
             return fail(gpu::clFailure("clWaitForEvents", err, "a timed copy"));
+        const uint64_t host_ns = monotonicNs() - enqueued_ns;
         uint64_t sum = 0, first = UINT64_MAX, last = 0;
         for (const cl::Event& event : events) {
-            cl_ulong start = 0, end = 0;
-            event.getProfilingInfo(CL_PROFILING_COMMAND_START, &start);
-            event.getProfilingInfo(CL_PROFILING_COMMAND_END, &end);
-            sum += end - start;
-            first = std::min<uint64_t>(first, start);
-            last = std::max<uint64_t>(last, end);
+            const auto span = gpu.profiledSpan(event);
+            if (!span) {
+                sum = 0;
+                break;
+            }
+            sum += span->ns();
+            first = std::min(first, span->start_ns);
+            last = std::max(last, span->end_ns);
         }
         if (i >= warmup) {
-            sums.push_back(sum);
-            spans.push_back(last - first);
+            sums.push_back(sum > 0 ? sum : host_ns);
+            spans.push_back(sum > 0 ? last - first : host_ns);
         }
     }
     return std::pair{pipeline::median(sums), pipeline::median(spans)};
@@ -516,6 +522,8 @@ int run(const Options& options, const std::string& command)
     report.device = fmt::format("{} ({}, driver {}, {} compute units)", caps.name, caps.opencl_version,
                                 caps.driver_version, caps.max_compute_units);
     report.command = command;
+    report.timing = gpu.clock().device() ? "profiling events"
+                                         : "the host's clock around clFinish (" + gpu.clock().reason + ")";
     report.runs = options.runs;
     FrameSize largest = sizes.front();
     for (const FrameSize& size : sizes)
@@ -531,8 +539,14 @@ int run(const Options& options, const std::string& command)
     fmt::print(stderr, "{}: copy {:.1f} GB/s\n", report.device, report.copy_gbs);
 
     const auto& cases = benchCases();
-    if (!options.budgets_ms.empty())
+    if (!options.budgets_ms.empty()) {
+        if (!gpu.clock().device()) {
+            fmt::print(stderr, "framecl-bench: --budgets measures each dispatch, which needs the device's "
+                               "profiling timestamps: {}\n", gpu.clock().reason);
+            return 1;
+        }
         return runBudgets(options, gpu, set.catalog, sizes.front(), report.device, command);
+    }
     for (size_t c = 0; c < cases.size(); ++c) {
         if (!selected(options, cases[c]))
             continue;

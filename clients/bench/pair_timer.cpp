@@ -96,13 +96,15 @@ Result<pipeline::StageTimes> PairTimer::time(const std::vector<pipeline::StageCh
         const auto ended = std::chrono::steady_clock::now();
         if (i < timed_from || i >= timed_end)
             continue;
-        uint64_t total = 0;
+        const uint64_t wall_ns =
+            uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(ended - started).count());
+        // On the host's clock (gpu/timestamps.hpp) the frame's time is its wall time.
+        uint64_t total = gpu_->clock().device() ? 0 : wall_ns;
         for (const auto& stage : (*session)->stageTimes(*frame))
             total += stage.second;
         times.gpu_ns.push_back(total);
         times.copy_ns.push_back((*session)->inputCopyNs(*frame));
-        times.wall_ns.push_back(
-            uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(ended - started).count()));
+        times.wall_ns.push_back(wall_ns);
     }
     return times;
 }

@@ -148,9 +148,10 @@ std::string daemonSummary(const json& stats)
     const std::string hint = member(daemon, "perf_hint") ? text(daemon, "perf_hint")
                              : daemon.contains("perf_hint") ? "none"
                                                             : missing;
-    return fmt::format("framecld {} on {}, up {}\nkernel budget {}, perf hint {}\n", text(daemon, "version"),
-                       text(daemon, "device"), uptime(daemon),
-                       budget && budget->is_number() ? fmt::format("{:g} ms", budget->get<double>()) : missing, hint);
+    return fmt::format("framecld {} on {}, up {}\nkernel budget {}, perf hint {}, timing {}\n",
+                       text(daemon, "version"), text(daemon, "device"), uptime(daemon),
+                       budget && budget->is_number() ? fmt::format("{:g} ms", budget->get<double>()) : missing, hint,
+                       text(daemon, "timing"));
 }
 
 const json& clientList(const json& stats)

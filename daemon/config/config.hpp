@@ -26,6 +26,7 @@ enum class PerfHint { High, Normal, Low };
 enum class PriorityHint { High, Normal, Low };
 enum class RecordingMode { Auto, Qcom, Khr, Off };
 enum class Tuning { Auto, Off };
+enum class TimestampSource { Auto, Host };
 
 struct DaemonConfig {
     std::filesystem::path socket;
@@ -48,6 +49,9 @@ struct GpuConfig {
     double kernel_budget_ms = 8.0;
     uint32_t lanes = 2; // in-order queues the tiles of a replay without a recording alternate between
     RecordingMode recording = RecordingMode::Auto;
+    // Where GPU work is timed from (gpu/timestamps.hpp): auto, the device's profiling
+    // timestamps where the check at start finds them sound; host, the host's clock.
+    TimestampSource timestamps = TimestampSource::Auto;
     bool onchip_intermediates = true;
     Tuning tuning = Tuning::Auto;
     uint32_t tuning_budget_ms = 2000; // per stage: candidates start only while under it

@@ -121,7 +121,7 @@ void readGpuTable(FileContext& file, const toml::table& table, GpuConfig& gpu)
     const TableReader reader(file, table, "gpu");
     reader.refuseUnknownKeys({"device", "perf_hint", "idle_perf_hint", "idle_after_ms",
                               "priority_hint", "kernel_budget_ms", "lanes", "recording",
-                              "onchip_intermediates", "tuning", "tuning_budget_ms"});
+                              "timestamps", "onchip_intermediates", "tuning", "tuning_budget_ms"});
     reader.readNonEmptyString("device", gpu.device);
     const std::initializer_list<std::pair<std::string_view, PerfHint>> perf_hints = {
         {"high", PerfHint::High}, {"normal", PerfHint::Normal}, {"low", PerfHint::Low}};
@@ -139,6 +139,7 @@ void readGpuTable(FileContext& file, const toml::table& table, GpuConfig& gpu)
                        {"qcom", RecordingMode::Qcom},
                        {"khr", RecordingMode::Khr},
                        {"off", RecordingMode::Off}});
+    reader.readChoice("timestamps", gpu.timestamps, {{"auto", TimestampSource::Auto}, {"host", TimestampSource::Host}});
     reader.readBool("onchip_intermediates", gpu.onchip_intermediates);
     reader.readChoice("tuning", gpu.tuning, {{"auto", Tuning::Auto}, {"off", Tuning::Off}});
     reader.readInteger("tuning_budget_ms", gpu.tuning_budget_ms, 1, 3'600'000);

@@ -19,10 +19,10 @@ void CL_CALLBACK onContextError(const char* message, const void*, size_t, void*)
 
 GpuContext::GpuContext(DeviceCandidate candidate, Capabilities caps, VendorEntryPoints vendor,
                        HintPlan hints, cl::Context context, std::vector<cl::CommandQueue> lanes,
-                       std::vector<PriorityLane> priority_lanes)
+                       std::vector<PriorityLane> priority_lanes, ClockChoice clock)
     : candidate_(std::move(candidate)), caps_(std::move(caps)), vendor_(vendor),
       hints_(std::move(hints)), context_(std::move(context)), lanes_(std::move(lanes)),
-      default_lanes_(uint32_t(lanes_.size()))
+      default_lanes_(uint32_t(lanes_.size())), clock_(std::move(clock))
 {
     for (PriorityLane& lane : priority_lanes) {
         lanes_.push_back(std::move(lane.queue));
@@ -43,6 +43,17 @@ uint32_t GpuContext::laneRank(uint32_t lane) const
     if (!hints_.lane_level)
         return 0;
     return priorityRank(lane < default_lanes_ ? *hints_.lane_level : priority_levels_.at(lane - default_lanes_));
+}
+
+std::optional<ProfiledSpan> GpuContext::profiledSpan(const cl::Event& event) const
+{
+    if (!clock_.device())
+        return std::nullopt;
+    cl_ulong start = 0, end = 0;
+    if (event.getProfilingInfo(CL_PROFILING_COMMAND_START, &start) != CL_SUCCESS ||
+        event.getProfilingInfo(CL_PROFILING_COMMAND_END, &end) != CL_SUCCESS || end < start || end == 0)
+        return std::nullopt;
+    return ProfiledSpan{start, end};
 }
 
 uint32_t priorityRank(config::PriorityHint level)
@@ -124,9 +135,15 @@ Result<std::unique_ptr<GpuContext>> openGpu(const DeviceCandidate& candidate, Ca
     if (hints.lane_level)
         logger->info("lanes: {} at {}, one for client classes at each of {}", lanes.size(),
                      levelName(*hints.lane_level), levels);
+    ClockChoice clock = chooseClock(context, lanes.front(), config.timestamps);
+    if (clock.device())
+        logger->info("timing: device clock ({})", clock.reason);
+    else
+        logger->warn("timing: host clock around clFinish, no per-dispatch times ({})", clock.reason);
 
     return std::make_unique<GpuContext>(candidate, std::move(caps), vendor, std::move(hints),
-                                        std::move(context), std::move(lanes), std::move(priority_lanes));
+                                        std::move(context), std::move(lanes), std::move(priority_lanes),
+                                        std::move(clock));
 }
 
 Result<std::unique_ptr<GpuContext>> openGpu(const config::GpuConfig& config,

@@ -12,6 +12,7 @@
 #include <CL/opencl.hpp>
 #include "gpu/device_selection.hpp"
 #include "gpu/hints.hpp"
+#include "gpu/timestamps.hpp"
 #include "gpu/vendor_entry_points.hpp"
 
 namespace framecl::gpu {
@@ -24,7 +25,8 @@ public:
         cl::CommandQueue queue;
     };
     GpuContext(DeviceCandidate candidate, Capabilities caps, VendorEntryPoints vendor, HintPlan hints,
-               cl::Context context, std::vector<cl::CommandQueue> lanes, std::vector<PriorityLane> priority_lanes);
+               cl::Context context, std::vector<cl::CommandQueue> lanes, std::vector<PriorityLane> priority_lanes,
+               ClockChoice clock);
 
     const DeviceCandidate& candidate() const { return candidate_; }
     cl_device_id device() const { return candidate_.device; }
@@ -32,6 +34,13 @@ public:
     // The only way the GPU layer reaches extension functions.
     const VendorEntryPoints& vendor() const { return vendor_; }
     const HintPlan& hintPlan() const { return hints_; }
+    // The clock GPU work is timed with (gpu/timestamps.hpp), chosen when it opened.
+    const ClockChoice& clock() const { return clock_; }
+    // `event`'s profiled start and end on the device clock, where the device's
+    // timestamps are used and the event carries them (an event of a
+    // cl_khr_command_buffer enqueue may not, on PoCL); none otherwise, so that a caller
+    // falls back to the host's clock.
+    std::optional<ProfiledSpan> profiledSpan(const cl::Event& event) const;
     const cl::Context& context() const { return context_; }
     // Lane 0: where recordings are made and replayed, and calibration and tuning run.
     const cl::CommandQueue& queue() const { return lanes_.front(); }
@@ -69,6 +78,7 @@ private:
     std::vector<cl::CommandQueue> lanes_; // at least one: the daemon's, then the priority lanes
     uint32_t default_lanes_;
     std::vector<config::PriorityHint> priority_levels_; // of lanes_[default_lanes_] onwards
+    ClockChoice clock_;
 };
 
 // The rank of work at `level` among levels: high 0, normal 1, low 2.

@@ -99,6 +99,7 @@ void appendDevice(std::string& out, size_t index, const DeviceReport& report)
                                      caps.global_cache_line_size));
     line("local memory", bytes(caps.local_mem_size));
     line("recording", recordingPath(caps));
+    line("timing", fmt::format("{} clock ({})", clockName(report.clock.clock), report.clock.reason));
     line("hints", report.hints.description);
     line("extensions", listOrNone(caps.extensions, " "));
 }
@@ -113,7 +114,8 @@ std::vector<DeviceReport> collectDeviceReports(const config::GpuConfig& config)
     for (size_t i = 0; i < candidates.size(); ++i) {
         Capabilities caps = readCapabilities(candidates[i].device);
         HintPlan hints = chooseHints(caps, config);
-        reports.push_back({std::move(candidates[i]), std::move(caps), std::move(hints),
+        ClockChoice clock = chooseClock(candidates[i].platform, candidates[i].device, config.timestamps);
+        reports.push_back({std::move(candidates[i]), std::move(caps), std::move(hints), std::move(clock),
                            chosen.has_value() && *chosen == i});
     }
     return reports;
@@ -166,6 +168,8 @@ nlohmann::json describeDevicesJson(const std::vector<DeviceReport>& reports)
             {"global_cache_line_size", caps.global_cache_line_size},
             {"local_mem_size", caps.local_mem_size},
             {"recording", recordingPath(caps)},
+            {"timing", clockName(report.clock.clock)},
+            {"timing_reason", report.clock.reason},
             {"hints", report.hints.description},
             {"extensions", caps.extensions},
         });

@@ -11,6 +11,7 @@
 #include "gpu/capabilities.hpp"
 #include "gpu/device_selection.hpp"
 #include "gpu/hints.hpp"
+#include "gpu/timestamps.hpp"
 
 namespace framecl::gpu {
 
@@ -18,6 +19,7 @@ struct DeviceReport {
     DeviceCandidate candidate;
     Capabilities capabilities;
     HintPlan hints;      // what chooseHints gives under the configured `gpu` section
+    ClockChoice clock;   // what GPU work would be timed with (gpu/timestamps.hpp)
     bool chosen = false; // the device `gpu.device` selects
 };
 

@@ -51,6 +51,10 @@ RecordingMode choose(const Capabilities& caps, const VendorEntryPoints* vendor, 
     RecordingMode asked = RecordingMode::Off;
     switch (wanted) {
     case config::RecordingMode::Auto:
+        // Neither recording: say so where it is chosen (framecld logs it at start).
+        if (why && first == RecordingMode::Off)
+            *why = fmt::format("gpu.recording = auto: {}, and {}; each dispatch is enqueued every frame",
+                               missing(RecordingMode::Qcom, caps, vendor), missing(RecordingMode::Khr, caps, vendor));
         return first;
     case config::RecordingMode::Off:
         return RecordingMode::Off;

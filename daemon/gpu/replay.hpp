@@ -34,7 +34,8 @@ const char* recordingModeName(RecordingMode mode);
 // `auto`: the first of qcom, khr, off that the device offers and whose entry points
 // `vendor` holds. A mode the device lacks falls back the same way, and `why` (if
 // given) says so: "gpu.recording = qcom: the device has no cl_qcom_recordable_queues;
-// using khr"; it is left empty when the wanted mode is taken. What a session uses.
+// using khr"; `auto` that finds neither recording says why too. It is left empty when
+// the wanted mode is taken. What a session uses.
 RecordingMode chooseRecordingMode(const Capabilities& caps, const VendorEntryPoints& vendor,
                                   config::RecordingMode wanted, std::string* why = nullptr);
 

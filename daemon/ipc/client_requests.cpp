@@ -402,7 +402,8 @@ std::string Server::statsJson() const
                     {"kernel_budget_ms", config_.gpu.kernel_budget_ms},
                     {"perf_hint", perf_hint ? json(perf_hint) : json(nullptr)},
                     {"implicit_sync", implicit_sync_off_.empty() ? "on" : "off: " + implicit_sync_off_},
-                    {"release_fences", release_fences_ ? "on" : "off: " + release_fences_off_}}},
+                    {"release_fences", release_fences_ ? "on" : "off: " + release_fences_off_},
+                    {"timing", gpu_.clock().device() ? "device" : "host: " + gpu_.clock().reason}}},
                   {"clients", clients},
                   {"released_on_disconnect",
                    {{"clients", released_.clients}, {"buffers", released_.buffers}, {"sessions", released_.sessions}}}};

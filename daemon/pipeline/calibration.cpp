@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "base/monotonic_clock.hpp"
 #include "gpu/cl_error.hpp"
 #include "pipeline/dispatch_cost.hpp"
 
@@ -16,13 +17,16 @@ struct SliceQueue {
 };
 
 // Enqueues `slice` of `dispatch` in its turn, predicted to take `predicted_ns` (0:
-// unknown), waits for it and returns its profiled time.
+// unknown), waits for it and returns its profiled time, or on a device timed by the
+// host's clock the host's time from its enqueue to the wait's end.
 Result<uint64_t> timeSlice(const SliceQueue& queue, const gpu::ReplayDispatch& dispatch, const Tile& slice,
                            uint64_t predicted_ns)
 {
     const bool chosen = dispatch.local[0] != 0 || dispatch.local[1] != 0;
+    uint64_t enqueued_ns = 0;
     auto event = enqueueInTurn(queue.turns, queue.gpu, predicted_ns, 0, [&]() -> Result<cl::Event> {
         cl_event raw = nullptr;
+        enqueued_ns = monotonicNs();
         const cl_int err = clEnqueueNDRangeKernel(queue.gpu.queue()(), dispatch.kernel(), dispatch.dims,
                                                   slice.offset.data(), slice.global.data(),
                                                   chosen ? dispatch.local.data() : nullptr, 0, nullptr, &raw);
@@ -34,7 +38,9 @@ Result<uint64_t> timeSlice(const SliceQueue& queue, const gpu::ReplayDispatch& d
         return tl::unexpected(event.error());
     if (const cl_int err = event->wait(); err != CL_SUCCESS)
         return fail(gpu::clFailure("clWaitForEvents", err, dispatch.name) + " (calibration)");
-    const auto span = profiledSpan(*event);
+    if (!queue.gpu.clock().device())
+        return monotonicNs() - enqueued_ns;
+    const auto span = queue.gpu.profiledSpan(*event);
     return span ? span->ns() : 0;
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // The short calibration that seeds a session's cost predictions when it opens with a
 // kernel-time budget (docs/architecture.md, "Scheduling"): each dispatch run on a slice of its tile
-// axis (tile_plan.hpp, calibrationSlice) and timed by its profiling event.
+// axis (tile_plan.hpp, calibrationSlice) and timed by its profiling event, or by the
+// host's clock where the device's timestamps are unusable (gpu/timestamps.hpp).
 
 #include <cstdint>
 #include <vector>

@@ -48,13 +48,4 @@ CostFit fitCost(uint64_t short_items, uint64_t short_ns, uint64_t long_items, ui
     return intercept > 0 ? CostFit{intercept, slope} : proportional;
 }
 
-std::optional<ProfiledSpan> profiledSpan(const cl::Event& event)
-{
-    cl_ulong start = 0, end = 0;
-    if (event.getProfilingInfo(CL_PROFILING_COMMAND_START, &start) != CL_SUCCESS ||
-        event.getProfilingInfo(CL_PROFILING_COMMAND_END, &end) != CL_SUCCESS || end < start || end == 0)
-        return std::nullopt;
-    return ProfiledSpan{start, end};
-}
-
 } // namespace framecl::pipeline

@@ -5,9 +5,6 @@
 // and the value its tiles were last planned with, so that a drift can be seen.
 
 #include <cstdint>
-#include <optional>
-
-#include <CL/opencl.hpp>
 
 namespace framecl::pipeline {
 
@@ -68,14 +65,5 @@ struct CostFit {
     double ns_per_item;
 };
 CostFit fitCost(uint64_t short_items, uint64_t short_ns, uint64_t long_items, uint64_t long_ns);
-
-// The profiled start and end of `event` on the device clock, if it carries them (an
-// event of a cl_khr_command_buffer enqueue may not, on PoCL).
-struct ProfiledSpan {
-    uint64_t start_ns;
-    uint64_t end_ns;
-    uint64_t ns() const { return end_ns - start_ns; }
-};
-std::optional<ProfiledSpan> profiledSpan(const cl::Event& event);
 
 } // namespace framecl::pipeline

@@ -269,14 +269,15 @@ public:
     uint64_t predictedFirstPartNs() const;
     // The profiled GPU time of part `part` of `frame`, once it completed (with lanes, the
     // time it had the device to itself after the part before it); 0 where its events
-    // carry no profiling.
+    // carry no profiling or the device is timed by the host's clock.
     uint64_t partNs(const EnqueuedFrame& frame, size_t part) const;
 
     // Tells the session that `frame` completed, `wall_ns` after it was enqueued: its
     // times correct the cost predictions and count in budgetStats(). With one event per
     // dispatch the times are each tile's own; with one for a recording, every prediction
     // is scaled by the recording's time over its predicted time (the profiled time, or
-    // `wall_ns` where the event carries none). A dispatch whose prediction drifted more
+    // `wall_ns` where the event carries none). A device timed by the host's clock
+    // (gpu/timestamps.hpp) is treated as one recording timed by `wall_ns`. A dispatch whose prediction drifted more
     // than 2x from what its tiles were planned with is re-planned, and the next frame
     // records the new tiles. Call it on the thread that enqueues.
     void frameCompleted(const EnqueuedFrame& frame, uint64_t wall_ns);
@@ -286,7 +287,7 @@ public:
 
     // GPU time of each stage of a completed frame: one entry per stage when each
     // dispatch has its own event (its tiles summed); one entry, "recording", when the
-    // frame ran as one recording.
+    // frame ran as one recording; none on a device timed by the host's clock.
     std::vector<std::pair<std::string, uint64_t>> stageTimes(const EnqueuedFrame& frame) const;
 
     // The GPU time of a completed frame's copies of input planes into images
@@ -299,7 +300,7 @@ public:
     std::vector<DispatchSlice> dispatchSlices(const EnqueuedFrame& frame) const;
 
     // The GPU time of a completed frame: its events' profiled durations summed; 0 when
-    // none carries profiling.
+    // none carries profiling, or the device is timed by the host's clock.
     uint64_t gpuNs(const EnqueuedFrame& frame) const;
 
 private:

@@ -59,14 +59,15 @@ bool eventsPerTile(const EnqueuedFrame& frame)
 // alternate between lanes and overlap (gpu::GpuContext::lane), the tail of one with the
 // start of the next; the overlap counts once, so that the times add up to the frame's
 // time on the device and each tile's is the throughput it cost. None where a dispatch
-// carries no profiling. Only the dispatches [from, to) are read, the other entries
-// left empty.
-std::vector<std::optional<uint64_t>> tileNs(const EnqueuedFrame& frame, size_t from = 0, size_t to = SIZE_MAX)
+// carries no profiling, or `gpu` times with the host's clock. Only the dispatches
+// [from, to) are read, the other entries left empty.
+std::vector<std::optional<uint64_t>> tileNs(const gpu::GpuContext& gpu, const EnqueuedFrame& frame, size_t from = 0,
+                                            size_t to = SIZE_MAX)
 {
     std::vector<std::optional<uint64_t>> ns(frame.events.size());
     uint64_t ended = 0;
     for (size_t i = from; i < std::min(to, frame.events.size()); ++i) {
-        const auto span = profiledSpan(frame.events[i]);
+        const auto span = gpu.profiledSpan(frame.events[i]);
         if (!span)
             continue;
         const uint64_t from = std::max(span->start_ns, ended);
@@ -78,25 +79,25 @@ std::vector<std::optional<uint64_t>> tileNs(const EnqueuedFrame& frame, size_t f
 
 // The profiled span of part `part` of a frame that ran as a recording: from the end of
 // the marker enqueued before it, where there is one, to the end of the part's event.
-std::optional<ProfiledSpan> partSpan(const EnqueuedFrame& frame, size_t part)
+std::optional<gpu::ProfiledSpan> partSpan(const gpu::GpuContext& gpu, const EnqueuedFrame& frame, size_t part)
 {
     if (part >= frame.events.size())
         return std::nullopt;
-    auto span = profiledSpan(frame.events[part]);
+    auto span = gpu.profiledSpan(frame.events[part]);
     if (!span || part >= frame.part_starts.size())
         return span;
-    if (const auto start = profiledSpan(frame.part_starts[part]); start && start->end_ns <= span->end_ns)
+    if (const auto start = gpu.profiledSpan(frame.part_starts[part]); start && start->end_ns <= span->end_ns)
         span->start_ns = std::min(span->start_ns, start->end_ns);
     return span;
 }
 
 // The parts' spans of a frame that ran as a recording, summed; 0 where one carries no
 // profiling.
-uint64_t recordedNs(const EnqueuedFrame& frame)
+uint64_t recordedNs(const gpu::GpuContext& gpu, const EnqueuedFrame& frame)
 {
     uint64_t total = 0;
     for (size_t part = 0; part < frame.events.size(); ++part) {
-        const auto span = partSpan(frame, part);
+        const auto span = partSpan(gpu, frame, part);
         if (!span)
             return 0;
         total += span->ns();
@@ -199,10 +200,10 @@ void Session::frameCompleted(const EnqueuedFrame& frame, uint64_t wall_ns)
         countDispatch(dispatches_[d].stage, ns, estimated);
         overran[d] = overran[d] || (kernel_budget_ns_ > 0 && ns > kernel_budget_ns_);
     };
-    if (eventsPerTile(frame)) {
+    if (eventsPerTile(frame) && gpu_->clock().device()) {
         // Each tile's own time; each dispatch learns its tiles' ns per item.
         std::vector<uint64_t> ns(dispatches_.size(), 0), items(dispatches_.size(), 0), timed(dispatches_.size(), 0);
-        const auto tile_ns = tileNs(frame);
+        const auto tile_ns = tileNs(*gpu_, frame);
         for (size_t i = 0; i < tiles.size(); ++i) {
             if (!tile_ns[i])
                 continue;
@@ -214,12 +215,13 @@ void Session::frameCompleted(const EnqueuedFrame& frame, uint64_t wall_ns)
         for (size_t d = 0; d < dispatches_.size(); ++d)
             measured_per_item[d] = dispatches_[d].cost.perItem(ns[d], timed[d], items[d]);
     } else {
-        // One time for the whole recording: the tiles' fixed costs taken off, every
+        // One time for the whole frame (a recording, or any frame timed by the host's
+        // clock: `wall_ns`, its parts' time on the GPU's queue): the tiles' fixed costs taken off, every
         // per-item prediction scaled by how far off their sum was, and each tile's time
         // estimated as its fixed cost and its scaled work. A frame shorter than its fixed
         // costs alone (a fixed cost fitted too high) teaches no per-item cost, and its
         // tiles are counted at their whole predictions scaled to what it took.
-        const uint64_t recorded = recordedNs(frame);
+        const uint64_t recorded = recordedNs(*gpu_, frame);
         const uint64_t measured = recorded > 0 ? recorded : wall_ns;
         double fixed = 0, predicted_work = 0;
         for (const RecordedTile& tile : tiles) {
@@ -309,12 +311,14 @@ std::vector<StageBudget> Session::budgetStats() const
 
 std::vector<std::pair<std::string, uint64_t>> Session::stageTimes(const EnqueuedFrame& frame) const
 {
+    if (!gpu_->clock().device())
+        return {};
     if (!eventsPerTile(frame))
         return {{"recording", gpuNs(frame)}};
     std::vector<std::pair<std::string, uint64_t>> times;
     for (const auto& name : stage_names_)
         times.emplace_back(name, 0);
-    const auto tile_ns = tileNs(frame);
+    const auto tile_ns = tileNs(*gpu_, frame);
     for (size_t i = 0; i < tile_ns.size(); ++i)
         if (tile_ns[i])
             times[dispatches_[frame.sequence->tiles[i].dispatch].stage].second += *tile_ns[i];
@@ -332,7 +336,7 @@ uint64_t Session::inputCopyNs(const EnqueuedFrame& frame) const
     if (!eventsPerTile(frame))
         return 0;
     uint64_t total = 0;
-    const auto tile_ns = tileNs(frame);
+    const auto tile_ns = tileNs(*gpu_, frame);
     for (size_t i = 0; i < tile_ns.size(); ++i)
         if (tile_ns[i] && dispatches_[frame.sequence->tiles[i].dispatch].input_copy)
             total += *tile_ns[i];
@@ -345,7 +349,7 @@ std::vector<DispatchSlice> Session::dispatchSlices(const EnqueuedFrame& frame) c
     if (!eventsPerTile(frame)) {
         const size_t parts = frame.events.size();
         for (size_t part = 0; part < parts; ++part)
-            if (const auto span = partSpan(frame, part)) {
+            if (const auto span = partSpan(*gpu_, frame, part)) {
                 const uint32_t first_tile = frame.sequence->parts[part].first;
                 slices.push_back({dispatches_[frame.sequence->tiles[first_tile].dispatch].stage,
                                   parts > 1 ? fmt::format("recording part {}/{}", part + 1, parts) : "recording",
@@ -354,7 +358,7 @@ std::vector<DispatchSlice> Session::dispatchSlices(const EnqueuedFrame& frame) c
         return slices;
     }
     for (size_t i = 0; i < frame.events.size(); ++i) {
-        const auto span = profiledSpan(frame.events[i]);
+        const auto span = gpu_->profiledSpan(frame.events[i]);
         if (!span)
             continue;
         const RecordedTile& tile = frame.sequence->tiles[i];
@@ -369,9 +373,9 @@ std::vector<DispatchSlice> Session::dispatchSlices(const EnqueuedFrame& frame) c
 uint64_t Session::gpuNs(const EnqueuedFrame& frame) const
 {
     if (!eventsPerTile(frame))
-        return recordedNs(frame);
+        return recordedNs(*gpu_, frame);
     uint64_t total = 0;
-    for (const auto& ns : tileNs(frame))
+    for (const auto& ns : tileNs(*gpu_, frame))
         total += ns.value_or(0);
     return total;
 }
@@ -403,13 +407,13 @@ uint64_t Session::predictedNs(const RecordedSequence& sequence, size_t part) con
 uint64_t Session::partNs(const EnqueuedFrame& frame, size_t part) const
 {
     if (!frame.sequence->events_per_tile) {
-        const auto span = partSpan(frame, part);
+        const auto span = partSpan(*gpu_, frame, part);
         return span ? span->ns() : 0;
     }
     // From the part before it, which on two lanes it overlaps: each part's completion
     // reads a few parts' events, not the whole frame's (up to 4096 tiles).
     const RecordedPart& range = frame.sequence->parts.at(part);
-    const auto tile_ns = tileNs(frame, part > 0 ? frame.sequence->parts[part - 1].first : range.first, range.end);
+    const auto tile_ns = tileNs(*gpu_, frame, part > 0 ? frame.sequence->parts[part - 1].first : range.first, range.end);
     uint64_t total = 0;
     for (uint32_t t = range.first; t < range.end && t < tile_ns.size(); ++t)
         total += tile_ns[t].value_or(0);

@@ -111,7 +111,8 @@ Result<StageTimes> StageTimer::time(const std::vector<StageChoice>& choices, int
         return tl::unexpected(fits.error());
 
     StageTimes times;
-    times.stage_ns.resize(stage_names_.size());
+    if (gpu_->clock().device())
+        times.stage_ns.resize(stage_names_.size());
     int over_beat = 0;
     for (int i = 0; i < warmup + runs; ++i) {
         if (isCancelled(stop.cancelled))
@@ -135,7 +136,11 @@ Result<StageTimes> StageTimer::time(const std::vector<StageChoice>& choices, int
         const auto ended = std::chrono::steady_clock::now();
         if (i < warmup)
             continue;
-        uint64_t total = 0;
+        const uint64_t wall_ns =
+            uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(ended - started).count());
+        // On a device timed by the host's clock a frame's time is its wall time, and its
+        // stages have none of their own (stage_ns stays empty).
+        uint64_t total = gpu_->clock().device() ? 0 : wall_ns;
         const auto stages = (*session)->stageTimes(*frame);
         for (size_t s = 0; s < stages.size(); ++s) {
             total += stages[s].second;
@@ -149,10 +154,10 @@ Result<StageTimes> StageTimer::time(const std::vector<StageChoice>& choices, int
             first = std::min(first, slice.start_ns);
             last = std::max(last, slice.end_ns);
         }
-        times.span_ns.push_back(slices.empty() ? 0 : last - first);
+        times.span_ns.push_back(slices.empty() ? wall_ns : last - first);
         statistics_ = frame->statistics;
         times.copy_ns.push_back((*session)->inputCopyNs(*frame));
-        times.wall_ns.push_back(uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(ended - started).count()));
+        times.wall_ns.push_back(wall_ns);
         if (stop.hopeless_ns > 0 && total > stop.hopeless_ns)
             break;
         over_beat += stop.beat_ns > 0 && total > stop.beat_ns;

@@ -2,7 +2,8 @@
 // The GPU time of one pipeline stage alone, as the tuner and framecl-bench measure it,
 // or of a whole pipeline (framecl-bench's pipeline cases): sessions on device buffers of
 // random content, each frame's time from the profiling events of its dispatches
-// (recording off, so that every dispatch has one).
+// (recording off, so that every dispatch has one), or on a device timed by the host's
+// clock (gpu/timestamps.hpp) from before its enqueue to after the wait for its last part.
 
 #include <atomic>
 #include <cstdint>
@@ -31,17 +32,18 @@ std::shared_ptr<const PipelineDefinition> unfused(const PipelineDefinition& pipe
 
 // The times of a stage's timed runs, in nanoseconds, one per run.
 struct StageTimes {
-    std::vector<uint64_t> gpu_ns;  // from the dispatches' profiling events, added up
+    std::vector<uint64_t> gpu_ns;  // from the dispatches' profiling events, added up; wall_ns on the host's clock
     std::vector<uint64_t> wall_ns; // on the host, from before the enqueue to after clFinish
     // Of gpu_ns, the daemon's copies of input planes into the images the stage reads
     // (Session::inputCopies); a stage whose input another stage writes as an image
     // spends gpu_ns - copy_ns.
     std::vector<uint64_t> copy_ns;
     size_t parts = 0; // the parts of each frame, each waited for before the next
-    // Per stage, in order, its dispatches' time in each run (gpu_ns is their sum).
+    // Per stage, in order, its dispatches' time in each run (gpu_ns is their sum); none
+    // on the host's clock.
     std::vector<std::vector<uint64_t>> stage_ns;
     // From the first dispatch's start to the last one's end, in each run: gpu_ns and the
-    // device's gaps between the dispatches.
+    // device's gaps between the dispatches (wall_ns on the host's clock).
     std::vector<uint64_t> span_ns;
 };
 

@@ -30,11 +30,13 @@ std::vector<uint32_t> laneRanks(const gpu::GpuContext& gpu)
 // When a frame's last command ended, on CLOCK_MONOTONIC: `enqueued_ns`, taken just before
 // the frame was enqueued, plus that command's profiled span from QUEUED to END, so that
 // no device clock has to be mapped onto the host's. Within the few microseconds the
-// enqueue takes; 0 where the event carries no profiling.
-uint64_t gpuEndNs(const cl::Event& last, uint64_t enqueued_ns)
+// enqueue takes; 0 where the event carries no profiling or `gpu` is timed by the host's
+// clock.
+uint64_t gpuEndNs(const gpu::GpuContext& gpu, const cl::Event& last, uint64_t enqueued_ns)
 {
     cl_ulong queued = 0, end = 0;
-    if (clGetEventProfilingInfo(last(), CL_PROFILING_COMMAND_QUEUED, sizeof queued, &queued, nullptr) != CL_SUCCESS ||
+    if (!gpu.clock().device() ||
+        clGetEventProfilingInfo(last(), CL_PROFILING_COMMAND_QUEUED, sizeof queued, &queued, nullptr) != CL_SUCCESS ||
         clGetEventProfilingInfo(last(), CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr) != CL_SUCCESS ||
         end < queued)
         return 0;
@@ -425,7 +427,7 @@ void FrameScheduler::completeFrame(InFlight flight, cl_int status, uint64_t call
                          .start_ns = flight.start_ns,
                          .end_ns = monotonicNs(),
                          .gpu_end_ns =
-                             flight.commands.done() ? gpuEndNs(flight.commands.done, flight.last_part_ns) : 0,
+                             flight.commands.done() ? gpuEndNs(gpu_, flight.commands.done, flight.last_part_ns) : 0,
                          .callback_ns = callback_ns,
                          .gpu_ns = flight.gpu_ns,
                          .stages = ran ? ended.session->stageTimes(flight.parts())

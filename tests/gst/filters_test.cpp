@@ -11,6 +11,7 @@
 #include "reference_color.hpp"
 
 using namespace framecl::test;
+using namespace framecl::reference;
 
 namespace {
 

@@ -19,6 +19,7 @@
 #include "reference_isp.hpp"
 
 using namespace framecl::test;
+using namespace framecl::reference;
 
 namespace {
 
@@ -147,7 +148,7 @@ TEST_CASE("parameters changed from a frame on: the frames before run with the ol
         const auto statistics = client.doneStatistics();
         REQUIRE(statistics);
         const framecl_statistics reference =
-            framecl::test::statistics(raws[done->sequence % 3], in_force[index].black_level, in_force[index].saturation);
+            framecl::reference::statistics(raws[done->sequence % 3], in_force[index].black_level, in_force[index].saturation);
         CHECK(std::memcmp(&*statistics, &reference, sizeof reference) == 0);
     }
 

@@ -14,6 +14,7 @@
 #include "test_env.hpp"
 
 using namespace framecl::test;
+using namespace framecl::reference;
 using namespace std::chrono_literals;
 
 namespace {

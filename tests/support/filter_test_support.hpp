@@ -143,7 +143,10 @@ struct FilterDevice {
     std::unique_ptr<gpu::ProgramCache> cache;
     pipeline::PipelineSet pipelines;
 
-    explicit FilterDevice(const std::string& pipelines_toml) : gpu(openTestGpu())
+    // `timestamps`: gpu.timestamps (gpu_test_support.hpp, openTestGpu).
+    explicit FilterDevice(const std::string& pipelines_toml,
+                          config::TimestampSource timestamps = config::TimestampSource::Auto)
+        : gpu(openTestGpu("auto", timestamps))
     {
         cache = std::make_unique<gpu::ProgramCache>(sharedProgramsDir());
         pipelines = pipelineSet(pipelineConfig(pipelines_toml), *gpu, *cache);

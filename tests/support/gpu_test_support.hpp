@@ -17,10 +17,14 @@ inline constexpr const char* pocl_device = "Portable Computing Language";
 
 // The device `gpu.device = device` picks; by default what framecld would use (PoCL on
 // the CPU in CI, the GPU where there is one).
-inline std::unique_ptr<gpu::GpuContext> openTestGpu(const std::string& device = "auto")
+// `timestamps`: gpu.timestamps; "host" times GPU work by the host's clock on any device,
+// as framecld does where a device's profiling timestamps are unusable.
+inline std::unique_ptr<gpu::GpuContext> openTestGpu(const std::string& device = "auto",
+                                                    config::TimestampSource timestamps = config::TimestampSource::Auto)
 {
     config::GpuConfig config;
     config.device = device;
+    config.timestamps = timestamps;
     auto gpu = gpu::openGpu(config);
     REQUIRE_MESSAGE(gpu.has_value(), (gpu ? "" : gpu.error().message));
     return std::move(*gpu);

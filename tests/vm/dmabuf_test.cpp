@@ -25,6 +25,7 @@
 #include "test_env.hpp"
 
 using namespace framecl::test;
+using namespace framecl::reference;
 using framecl::UniqueFd;
 
 namespace {

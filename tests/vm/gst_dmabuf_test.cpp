@@ -21,6 +21,7 @@
 #include "reference_color.hpp"
 
 using namespace framecl::test;
+using namespace framecl::reference;
 using framecl::UniqueFd;
 
 namespace {

@@ -22,6 +22,7 @@
 #include "test_env.hpp"
 
 using namespace framecl::test;
+using namespace framecl::reference;
 
 namespace {
 

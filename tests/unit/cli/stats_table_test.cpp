@@ -13,7 +13,7 @@ namespace {
 // docs/protocol.md, "StatsReply JSON", with every field.
 const json full = json::parse(R"json({
   "daemon": {"version": "0.1.0", "device": "PoCL CPU (host-ptr)", "uptime_s": 3725.5,
-             "kernel_budget_ms": 8, "perf_hint": "high"},
+             "kernel_budget_ms": 8, "perf_hint": "high", "timing": "host: gpu.timestamps = \"host\""},
   "clients": [
     {"name": "camera-preview", "id": 3, "class": "camera", "weight": 3, "pid": 1234,
      "uid": 1000, "gpu_share": 0.425, "frames_waiting": 2, "buffers": 8, "bytes": 3686400,
@@ -50,11 +50,11 @@ std::string lineWith(const std::string& text, const std::string& part)
 
 } // namespace
 
-TEST_CASE("the daemon's summary gives version, device, uptime, budget and perf hint")
+TEST_CASE("the daemon's summary gives version, device, uptime, budget, perf hint and timing")
 {
     const std::string text = statsTable(full);
     CHECK(contains(text, "framecld 0.1.0 on PoCL CPU (host-ptr), up 1h 02m 05s\n"));
-    CHECK(contains(text, "kernel budget 8 ms, perf hint high\n"));
+    CHECK(contains(text, "kernel budget 8 ms, perf hint high, timing host: gpu.timestamps = \"host\"\n"));
 }
 
 TEST_CASE("a client's row gives its identity, class, GPU share, waiting frames and import paths")
@@ -95,7 +95,7 @@ TEST_CASE("fields framecld did not send, or sent as null, show as -")
     })");
     const std::string text = statsTable(sparse);
     CHECK(contains(text, "framecld 0.1.0 on -, up -\n"));
-    CHECK(contains(text, "kernel budget -, perf hint none\n"));
+    CHECK(contains(text, "kernel budget -, perf hint none, timing -\n"));
     CHECK(lineWith(text, "old  ") == "old      -  -           -    -    -          -        -  -");
     // A deadline of 0 is no deadline.
     CHECK(lineWith(text, "copy") ==

@@ -1,5 +1,5 @@
 // The bayer plugin on the test device (PoCL in CI), through sessions on padded buffers,
-// against tests/support/reference_bayer.hpp: every Bayer format framecl holds, packed or
+// against daemon/reference/reference_bayer.hpp: every Bayer format framecl holds, packed or
 // not, unpacked exactly as written (the packers' round trip) and with a black level and
 // white-balance gains applied exactly; and what it refuses.
 #include <array>
@@ -14,9 +14,9 @@
 #include "reference_bayer.hpp"
 
 using namespace framecl;
-using test::BayerSamples;
+using reference::BayerSamples;
 using test::LaidOutBuffer;
-using test::Packing;
+using reference::Packing;
 using test::paddedLayout;
 
 namespace {
@@ -88,7 +88,7 @@ LaidOutBuffer packedInput(const Format& format, const BayerSamples& samples, uin
     std::mt19937 random(7);
     for (uint32_t y = 0; y < samples.height; ++y) {
         uint8_t* row = in.rowStart(0, y);
-        test::packRow(samples, y, format.packing, row);
+        reference::packRow(samples, y, format.packing, row);
         if (format.packing == Packing::Words)
             for (uint32_t x = 0; x < samples.width; ++x)
                 row[2 * x + 1] |= uint8_t(random() << (format.bits - 8));
@@ -107,7 +107,7 @@ BayerSamples run(const std::string& name, const Format& format, const BayerSampl
     device().run(*session, in, out);
     CHECK(out.paddingWritten() == 0);
     const std::vector<uint8_t> plane = out.plane(0);
-    return test::unpack(plane.data(), test::packedRowBytes(format.bits > 8 ? Packing::Words : Packing::Bytes, samples.width),
+    return reference::unpack(plane.data(), reference::packedRowBytes(format.bits > 8 ? Packing::Words : Packing::Bytes, samples.width),
                         format.bits > 8 ? Packing::Words : Packing::Bytes, format.order, format.bits, samples.width,
                         samples.height);
 }
@@ -131,7 +131,7 @@ TEST_CASE("a black level and white-balance gains are applied exactly, in every o
     for (const Format& format : formats) {
         CAPTURE(format.name);
         const BayerSamples samples = randomSamples(format, 68, 10, format.bits);
-        const BayerSamples expected = test::levels(samples, 64, gains);
+        const BayerSamples expected = reference::levels(samples, 64, gains);
         const BayerSamples got = run("levels", format, samples, 5);
         for (size_t i = 0; i < got.samples.size(); ++i)
             if (got.samples[i] != expected.samples[i]) {
@@ -166,7 +166,7 @@ TEST_CASE("the frame's statistics equal the reference exactly, in every order an
             LaidOutBuffer out(*device().gpu, paddedLayout(session->output(), 2), 0);
             const pipeline::EnqueuedFrame frame = device().run(*session, in, out);
             REQUIRE(frame.statistics);
-            const framecl_statistics expected = test::statistics(samples, 40, 900);
+            const framecl_statistics expected = reference::statistics(samples, 40, 900);
             const framecl_statistics& got = *frame.statistics;
             for (uint32_t zy = 0; zy < FRAMECL_STATISTICS_ZONES_Y; ++zy)
                 for (uint32_t zx = 0; zx < FRAMECL_STATISTICS_ZONES_X; ++zx)
@@ -185,9 +185,9 @@ TEST_CASE("the frame's statistics equal the reference exactly, in every order an
             const double gains[3] = {2.0, 1.0, 1.5};
             const std::vector<uint8_t> plane = out.plane(0);
             const Packing unpacked = format.bits > 8 ? Packing::Words : Packing::Bytes;
-            CHECK(test::unpack(plane.data(), test::packedRowBytes(unpacked, width), unpacked, format.order, format.bits,
+            CHECK(reference::unpack(plane.data(), reference::packedRowBytes(unpacked, width), unpacked, format.order, format.bits,
                                width, height)
-                      .samples == test::levels(samples, 40, gains).samples);
+                      .samples == reference::levels(samples, 40, gains).samples);
         }
     }
 }

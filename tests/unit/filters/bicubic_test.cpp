@@ -1,6 +1,6 @@
 // The bicubic plugin on the test device (PoCL in CI), through sessions on padded
 // buffers, against the double-precision CPU reference of
-// tests/support/reference_bicubic.hpp. The kernels compute in float, so every variant
+// daemon/reference/reference_bicubic.hpp. The kernels compute in float, so every variant
 // must be within ±1 of the reference on every byte (a sum near a half may round either
 // way), differ from it at all on few bytes (float's error moves a sum across a half
 // rarely: about 1 byte in 100000 here), and equal it where every tap's fraction is 0
@@ -16,7 +16,7 @@
 #include "reference_box.hpp"
 
 using namespace framecl;
-using test::Border;
+using reference::Border;
 using test::LaidOutBuffer;
 using test::paddedLayout;
 
@@ -185,7 +185,7 @@ void checkScalings(uint32_t fourcc)
                 const framecl_format in_format{fourcc, scaling.in.width, scaling.in.height};
                 const framecl_format out_format{fourcc, scaling.out.width, scaling.out.height};
                 LaidOutBuffer in(*device().gpu, paddedLayout(in_format, input_padding), seed++);
-                const auto expected = test::bicubicScale(
+                const auto expected = reference::bicubicScale(
                     in.plane(0), int(scaling.in.width), int(scaling.in.height), int(channels),
                     {int(scaling.out.width), int(scaling.out.height), a.a, rule.border,
                      border_value});
@@ -395,11 +395,11 @@ TEST_CASE(
     // Exactly the box of the one-stage bicubic's output; within 1 of the references'
     // composition (a box mean of values each within 1 rounds to within 1).
     const LaidOutBuffer one_stage = runInto("bicubic-963x719", in, scaled);
-    const test::BoxParams box{5, 5, Border::Reflect101, 0};
-    CHECK(test::differingPixels(out.plane(0), test::boxFilter(one_stage.plane(0), 963, 719, 4, box),
+    const reference::BoxParams box{5, 5, Border::Reflect101, 0};
+    CHECK(test::differingPixels(out.plane(0), reference::boxFilter(one_stage.plane(0), 963, 719, 4, box),
                                 963, 4) == "");
     const auto reference =
-        test::bicubicScale(in.plane(0), 641, 479, 4, {963, 719, -0.5, Border::Reflect101, 0});
-    CHECK(test::differingPixels(out.plane(0), test::boxFilter(reference, 963, 719, 4, box), 963, 4,
+        reference::bicubicScale(in.plane(0), 641, 479, 4, {963, 719, -0.5, Border::Reflect101, 0});
+    CHECK(test::differingPixels(out.plane(0), reference::boxFilter(reference, 963, 719, 4, box), 963, 4,
                                 1) == "");
 }

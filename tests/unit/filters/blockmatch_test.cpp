@@ -1,6 +1,6 @@
 // The blockmatch plugin on the test device (PoCL in CI), through sessions on padded
 // buffers that run several frames each, against the CPU reference of
-// tests/support/reference_blockmatch.hpp: every variant equals it on every byte of every
+// daemon/reference/reference_blockmatch.hpp: every variant equals it on every byte of every
 // frame, for every block, range, metric and border, at sizes that are multiples of no
 // block; a session's frame is matched against the frame before it, and its first frame
 // (and the first after resetState) against none.
@@ -14,9 +14,9 @@
 #include "reference_blockmatch.hpp"
 
 using namespace framecl;
-using test::BlockMatchParams;
-using test::BlockMetric;
-using test::Border;
+using reference::BlockMatchParams;
+using reference::BlockMetric;
+using reference::Border;
 using test::LaidOutBuffer;
 using test::paddedLayout;
 
@@ -134,12 +134,12 @@ test::FilterDevice& device()
 
 uint32_t blockColumns(const Case& c)
 {
-    return uint32_t(test::blockColumns(int(c.width), c.params.block));
+    return uint32_t(reference::blockColumns(int(c.width), c.params.block));
 }
 
 uint32_t blockRows(const Case& c)
 {
-    return uint32_t(test::blockRows(int(c.height), c.params.block));
+    return uint32_t(reference::blockRows(int(c.height), c.params.block));
 }
 
 // An R8 frame of noise, in every byte.
@@ -174,9 +174,9 @@ LaidOutBuffer translatedFrame(const Case& c, LaidOutBuffer& from, int dx, int dy
 }
 
 // The reference's output for `current` after `previous` (null: after no frame).
-std::vector<uint8_t> reference(LaidOutBuffer* previous, LaidOutBuffer& current, const BlockMatchParams& params)
+std::vector<uint8_t> expectedMatch(LaidOutBuffer* previous, LaidOutBuffer& current, const BlockMatchParams& params)
 {
-    return test::blockMatch(previous ? previous->rowStart(0, 0) : nullptr,
+    return reference::blockMatch(previous ? previous->rowStart(0, 0) : nullptr,
                             previous ? int(previous->layout.planes[0].stride) : 0, current.rowStart(0, 0),
                             int(current.layout.planes[0].stride), int(current.layout.width),
                             int(current.layout.height), params);
@@ -301,7 +301,7 @@ TEST_CASE("a frame translated by up to the range gives the translation in every 
         for (const auto& t : translations) {
             LaidOutBuffer before = noiseFrame(c, seed++);
             LaidOutBuffer after = translatedFrame(c, before, t[0], t[1], seed++);
-            const auto expected = reference(&before, after, c.params);
+            const auto expected = expectedMatch(&before, after, c.params);
             for (const char* variant : variants) {
                 const std::string pipeline = pipelineName(variant, c.params);
                 CAPTURE(pipeline);
@@ -331,7 +331,7 @@ TEST_CASE("frames of noise, and of two grey levels full of ties, equal the refer
         seed += 4;
         std::vector<std::vector<uint8_t>> expected = {firstFrameBytes(c)};
         for (size_t f = 1; f < std::size(frames); ++f)
-            expected.push_back(reference(&frames[f - 1], frames[f], c.params));
+            expected.push_back(expectedMatch(&frames[f - 1], frames[f], c.params));
         for (const char* variant : variants) {
             const std::string pipeline = pipelineName(variant, c.params);
             CAPTURE(pipeline);
@@ -351,15 +351,15 @@ TEST_CASE("a third frame is matched against the second, not the first")
     const Case& c = sequence_case;
     LaidOutBuffer first = noiseFrame(c, 2000), second = noiseFrame(c, 2001);
     LaidOutBuffer third = translatedFrame(c, second, 2, -1, 2002);
-    const auto expected = reference(&second, third, c.params);
+    const auto expected = expectedMatch(&second, third, c.params);
     // Else the test could not tell which frame the third was matched against.
-    REQUIRE(expected != reference(&first, third, c.params));
+    REQUIRE(expected != expectedMatch(&first, third, c.params));
     for (const char* variant : variants) {
         const std::string pipeline = pipelineName(variant, c.params);
         CAPTURE(pipeline);
         Sequence sequence(variant, c);
         sequence.check(first, firstFrameBytes(c));
-        sequence.check(second, reference(&first, second, c.params));
+        sequence.check(second, expectedMatch(&first, second, c.params));
         const auto got = sequence.run(third);
         checkTranslation(got, c, 2, -1);
         const std::string differences = test::differingPixels(got, expected, blockColumns(c), 4);
@@ -372,14 +372,14 @@ TEST_CASE("after resetState the next frame is a first frame, and the one after i
     const Case& c = sequence_case;
     LaidOutBuffer first = noiseFrame(c, 3000), second = noiseFrame(c, 3001), third = noiseFrame(c, 3002);
     LaidOutBuffer fourth = translatedFrame(c, third, -3, 3, 3003);
-    const auto expected = reference(&third, fourth, c.params);
-    REQUIRE(expected != reference(&second, fourth, c.params));
+    const auto expected = expectedMatch(&third, fourth, c.params);
+    REQUIRE(expected != expectedMatch(&second, fourth, c.params));
     for (const char* variant : variants) {
         const std::string pipeline = pipelineName(variant, c.params);
         CAPTURE(pipeline);
         Sequence sequence(variant, c);
         sequence.check(first, firstFrameBytes(c));
-        sequence.check(second, reference(&first, second, c.params));
+        sequence.check(second, expectedMatch(&first, second, c.params));
         sequence.session->resetState();
         sequence.check(third, firstFrameBytes(c));
         sequence.check(fourth, expected);
@@ -396,7 +396,7 @@ TEST_CASE("two sessions of one pipeline each match against their own previous fr
         Sequence a(variant, c), b(variant, c);
         a.check(a1, firstFrameBytes(c));
         b.check(b1, firstFrameBytes(c));
-        a.check(a2, reference(&a1, a2, c.params));
+        a.check(a2, expectedMatch(&a1, a2, c.params));
     }
 }
 
@@ -408,8 +408,8 @@ TEST_CASE("the defaults are block 8, range 8, sad and the replicate border")
     LaidOutBuffer third = translatedFrame(c, second, -5, 8, 5002);
     Sequence sequence(variants[0], c, "blockmatch-defaults");
     sequence.check(first, firstFrameBytes(c));
-    sequence.check(second, reference(&first, second, c.params));
-    sequence.check(third, reference(&second, third, c.params));
+    sequence.check(second, expectedMatch(&first, second, c.params));
+    sequence.check(third, expectedMatch(&second, third, c.params));
 }
 
 TEST_CASE("a block or range out of its bounds, or an unknown metric, is a config error naming it")

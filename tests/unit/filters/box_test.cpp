@@ -1,5 +1,5 @@
 // The box plugin on the test device (PoCL in CI), through sessions on padded buffers,
-// against the CPU reference of tests/support/reference_box.hpp: every variant equals it
+// against the CPU reference of daemon/reference/reference_box.hpp: every variant equals it
 // on every pixel, for every border rule, at sizes that are multiples of nothing.
 #include <string>
 #include <vector>
@@ -10,7 +10,7 @@
 #include "reference_box.hpp"
 
 using namespace framecl;
-using test::Border;
+using reference::Border;
 using test::LaidOutBuffer;
 using test::paddedLayout;
 
@@ -127,7 +127,7 @@ void checkVariant(const std::string& variant, uint32_t fourcc)
                 const std::string border = rule.name;
                 CAPTURE(border);
                 Ran ran = runPadded(pipelineName(window, border, variant), format, seed++);
-                const auto expected = test::boxFilter(ran.in.plane(0), int(format.width), int(format.height),
+                const auto expected = reference::boxFilter(ran.in.plane(0), int(format.width), int(format.height),
                                                       int(channels), {window.width, window.height, rule.border, border_value});
                 CHECK(test::differingPixels(ran.out.plane(0), expected, format.width, channels) == "");
                 CHECK(ran.out.paddingWritten() == 0);
@@ -223,7 +223,7 @@ TEST_CASE("the sweep variant equals the reference in bands of several blocks, ea
             const std::string border = rule.name;
             CAPTURE(border);
             Ran ran = runPadded(pipelineName(c.window, border, "sweep"), format, seed++);
-            const auto expected = test::boxFilter(ran.in.plane(0), c.image.width, c.image.height, 1,
+            const auto expected = reference::boxFilter(ran.in.plane(0), c.image.width, c.image.height, 1,
                                                   {c.window.width, c.window.height, rule.border, border_value});
             CHECK(test::differingPixels(ran.out.plane(0), expected, format.width, 1) == "");
             CHECK(ran.out.paddingWritten() == 0);
@@ -255,7 +255,7 @@ TEST_CASE("every variant equals the reference on R8 planes with 16-byte-aligned 
                     CAPTURE(border);
                     Ran ran = runPadded(pipelineName(window, border, variant), format, seed++, true);
                     CHECK(ran.in.layout.planes[0].stride % 16 == 0);
-                    const auto expected = test::boxFilter(ran.in.plane(0), image.width, image.height, 1,
+                    const auto expected = reference::boxFilter(ran.in.plane(0), image.width, image.height, 1,
                                                           {window.width, window.height, rule.border, border_value});
                     CHECK(test::differingPixels(ran.out.plane(0), expected, format.width, 1) == "");
                     CHECK(ran.out.paddingWritten() == 0);
@@ -406,7 +406,7 @@ TEST_CASE("color nv12_to_y then box runs as a two-stage pipeline on an NV12 fram
     CHECK(session->stageNames().size() == 2);
     CHECK(session->output().fourcc == DRM_FORMAT_R8);
     device().run(*session, in, out);
-    const auto expected = test::boxFilter(in.plane(0), 642, 480, 1, {5, 7, Border::Reflect101, 0});
+    const auto expected = reference::boxFilter(in.plane(0), 642, 480, 1, {5, 7, Border::Reflect101, 0});
     CHECK(test::differingPixels(out.plane(0), expected, 642, 1) == "");
     CHECK(out.paddingWritten() == 0);
 }

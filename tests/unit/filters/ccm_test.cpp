@@ -1,5 +1,5 @@
 // The ccm plugin on the test device (PoCL in CI), through sessions on padded buffers,
-// against tests/support/reference_isp.hpp, exactly: a camera's matrix with offsets, the
+// against daemon/reference/reference_isp.hpp, exactly: a camera's matrix with offsets, the
 // identity it takes unset, and sums that clamp at both ends; and what it refuses.
 #include <algorithm>
 #include <cstring>
@@ -58,7 +58,7 @@ TEST_CASE("a colour-correction matrix with offsets equals the reference, clampin
     for (const auto& [width, height] : {std::pair{37u, 5u}, std::pair{160u, 90u}}) {
         LaidOutBuffer in(*device().gpu, paddedLayout({DRM_FORMAT_ABGR16161616, width, height}, 5), width);
         const std::vector<uint16_t> input = values(in.plane(0));
-        const std::vector<uint16_t> expected = test::colourCorrect(input, matrix, offsets);
+        const std::vector<uint16_t> expected = reference::colourCorrect(input, matrix, offsets);
         const std::vector<uint16_t> got = run("camera", in);
         CHECK(got == expected);
         CHECK(std::count(expected.begin(), expected.end(), 0) > 0);     // clamped below

@@ -1,6 +1,6 @@
 // The color plugin's NV12 operations on the test device (PoCL in CI), through sessions
 // on padded buffers (the UV plane apart from the Y plane), against the CPU reference of
-// tests/support/reference_color.hpp: nv12_to_y exactly, nv12_to_abgr (float in the
+// daemon/reference/reference_color.hpp: nv12_to_y exactly, nv12_to_abgr (float in the
 // kernel) within 1 per channel of the reference's double arithmetic, and every
 // nv12_to_abgr variant byte for byte as block2x2, on padded buffers and on buffers whose
 // offsets and strides are multiples of 16 (the wide variants' aligned path); abgr_to_nv12
@@ -16,8 +16,8 @@
 using namespace framecl;
 using test::LaidOutBuffer;
 using test::paddedLayout;
-using test::YuvMatrix;
-using test::YuvRange;
+using reference::YuvMatrix;
+using reference::YuvRange;
 
 namespace {
 
@@ -172,7 +172,7 @@ TEST_CASE("nv12_to_abgr is within 1 of the double-precision reference for each m
             CAPTURE(nv12.width);
             CAPTURE(nv12.height);
             Ran ran = runPadded(conversion.pipeline, nv12, DRM_FORMAT_ABGR8888, seed++);
-            const auto expected = test::nv12ToAbgr(ran.in.plane(0), ran.in.plane(1), nv12.width, nv12.height,
+            const auto expected = reference::nv12ToAbgr(ran.in.plane(0), ran.in.plane(1), nv12.width, nv12.height,
                                                    conversion.matrix, conversion.range);
             CHECK(test::differingPixels(ran.out.plane(0), expected, nv12.width, 4, 1) == "");
             CHECK(ran.out.paddingWritten() == 0);
@@ -207,7 +207,7 @@ TEST_CASE("every nv12_to_abgr variant gives block2x2's bytes, within 1 of the re
                 CAPTURE(c.aligned);
                 const framecl_format abgr{DRM_FORMAT_ABGR8888, c.nv12.width, c.nv12.height};
                 LaidOutBuffer in(*device().gpu, c.aligned ? alignedLayout(c.nv12) : paddedLayout(c.nv12, 7), seed++);
-                const auto expected = test::nv12ToAbgr(in.plane(0), in.plane(1), c.nv12.width, c.nv12.height,
+                const auto expected = reference::nv12ToAbgr(in.plane(0), in.plane(1), c.nv12.width, c.nv12.height,
                                                        m == 0 ? YuvMatrix::Bt601 : YuvMatrix::Bt709,
                                                        r == 0 ? YuvRange::Limited : YuvRange::Full);
                 std::vector<uint8_t> first;
@@ -241,7 +241,7 @@ TEST_CASE("nv12_to_abgr without matrix and range converts as BT.601 limited rang
     const framecl_format nv12{DRM_FORMAT_NV12, 642, 480};
     Ran ran = runPadded("abgr-default", nv12, DRM_FORMAT_ABGR8888, 5);
     const auto expected =
-        test::nv12ToAbgr(ran.in.plane(0), ran.in.plane(1), nv12.width, nv12.height, YuvMatrix::Bt601, YuvRange::Limited);
+        reference::nv12ToAbgr(ran.in.plane(0), ran.in.plane(1), nv12.width, nv12.height, YuvMatrix::Bt601, YuvRange::Limited);
     CHECK(test::differingPixels(ran.out.plane(0), expected, nv12.width, 4, 1) == "");
 }
 
@@ -317,8 +317,8 @@ TEST_CASE("abgr_to_nv12 equals the reference exactly for each matrix and range, 
             auto session = device().open(pipeline, abgr);
             LaidOutBuffer out(*device().gpu, paddedLayout(session->output(), 7), 0);
             device().run(*session, in, out);
-            const test::Nv12Planes expected =
-                test::abgrToNv12(in.plane(0), size.width, size.height, conversion.matrix, conversion.range);
+            const reference::Nv12Planes expected =
+                reference::abgrToNv12(in.plane(0), size.width, size.height, conversion.matrix, conversion.range);
             CHECK(test::differingPixels(out.plane(0), expected.y, size.width, 1) == "");
             CHECK(test::differingPixels(out.plane(1), expected.uv, size.width, 2) == "");
             CHECK(out.paddingWritten() == 0);

@@ -1,5 +1,5 @@
 // The convolve plugin on the test device (PoCL in CI), through sessions on padded
-// buffers, against the CPU reference of tests/support/reference_convolve.hpp.
+// buffers, against the CPU reference of daemon/reference/reference_convolve.hpp.
 //
 // The kernels sum in float with weights rounded to float, the reference in double, so
 // a result may differ by 1 where the exact value lies near a rounding boundary: the
@@ -19,8 +19,8 @@
 #include "reference_sobel.hpp"
 
 using namespace framecl;
-using test::Border;
-using test::ConvolveParams;
+using reference::Border;
+using reference::ConvolveParams;
 using test::LaidOutBuffer;
 using test::paddedLayout;
 
@@ -85,7 +85,7 @@ KernelCase twoD(const std::string& name, int width, int height, const std::vecto
 KernelCase pairCase(const std::string& name, const std::vector<double>& x, const std::vector<double>& y,
                     double scale, double delta)
 {
-    KernelCase c{name, "", test::outerProduct(x, y), true};
+    KernelCase c{name, "", reference::outerProduct(x, y), true};
     c.reference.scale = scale;
     c.reference.delta = delta;
     c.toml = "kernel_x = " + tomlList(x) + ", kernel_y = " + tomlList(y) + ", scale = " + tomlNumber(scale) +
@@ -258,7 +258,7 @@ void checkCases(const std::vector<KernelCase>& cases)
                 ConvolveParams params = c.reference;
                 params.border = rule.border;
                 params.border_value = border_value;
-                const auto expected = test::convolve(in.plane(0), image.width, image.height, params);
+                const auto expected = reference::convolve(in.plane(0), image.width, image.height, params);
                 for (const char* variant : variantsOf(c.pair)) {
                     CAPTURE(variant);
                     LaidOutBuffer out(*device().gpu, paddedLayout(format, 5), 0);
@@ -338,11 +338,11 @@ TEST_CASE("weights exact in float give the reference exactly in every variant")
     const framecl_format format{DRM_FORMAT_R8, 207, 37};
     for (const BorderRule& rule : border_rules) {
         LaidOutBuffer in(*device().gpu, paddedLayout(format, 7), 5);
-        ConvolveParams params = test::outerProduct({1, 2, 1}, {1, 2, 1});
+        ConvolveParams params = reference::outerProduct({1, 2, 1}, {1, 2, 1});
         params.scale = 0.0625;
         params.border = rule.border;
         params.border_value = border_value;
-        const auto expected = test::convolve(in.plane(0), int(format.width), int(format.height), params);
+        const auto expected = reference::convolve(in.plane(0), int(format.width), int(format.height), params);
         for (const std::string name : {"binomial", "pair-binomial"}) {
             for (const char* variant : variantsOf(name == "pair-binomial")) {
                 CAPTURE(rule.name);
@@ -481,12 +481,12 @@ TEST_CASE("convolve then sobel runs as a two-stage pipeline equal to the referen
     auto session = device().open("convolve-sobel", format);
     CHECK(session->stageNames().size() == 2);
     device().run(*session, in, out);
-    ConvolveParams params = test::outerProduct({1, 2, 1}, {1, 2, 1});
+    ConvolveParams params = reference::outerProduct({1, 2, 1}, {1, 2, 1});
     params.scale = 0.0625;
     params.border = Border::Reflect101;
-    const auto smoothed = test::convolve(in.plane(0), 642, 481, params);
+    const auto smoothed = reference::convolve(in.plane(0), 642, 481, params);
     const auto expected =
-        test::sobelPlane(smoothed.data(), 642, 481, 642, test::SobelOutput::MagnitudeL1, Border::Reflect101, 0);
+        reference::sobelPlane(smoothed.data(), 642, 481, 642, reference::SobelOutput::MagnitudeL1, Border::Reflect101, 0);
     CHECK(test::differingPixels(out.plane(0), expected, 642, 1) == "");
     CHECK(out.paddingWritten() == 0);
 }
@@ -499,11 +499,11 @@ TEST_CASE("a separable convolve then box runs as a two-stage pipeline equal to t
     LaidOutBuffer out(*device().gpu, paddedLayout(format, 5), 0);
     auto session = device().open("convolve-pair-box", format);
     device().run(*session, in, out);
-    ConvolveParams params = test::outerProduct({1, 4, 6, 4, 1}, {-1, 0, 1});
+    ConvolveParams params = reference::outerProduct({1, 4, 6, 4, 1}, {-1, 0, 1});
     params.scale = 0.125;
     params.delta = 128;
-    const auto derivative = test::convolve(in.plane(0), 333, 97, params);
-    const auto expected = test::boxFilter(derivative, 333, 97, 1, {3, 5, Border::Constant, 9});
+    const auto derivative = reference::convolve(in.plane(0), 333, 97, params);
+    const auto expected = reference::boxFilter(derivative, 333, 97, 1, {3, 5, Border::Constant, 9});
     CHECK(test::differingPixels(out.plane(0), expected, 333, 1) == "");
     CHECK(out.paddingWritten() == 0);
 }

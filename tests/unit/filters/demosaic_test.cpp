@@ -1,5 +1,5 @@
 // The demosaic plugin on the test device (PoCL in CI), through sessions on padded
-// buffers, against tests/support/reference_bayer.hpp, exactly: both methods on every
+// buffers, against daemon/reference/reference_bayer.hpp, exactly: both methods on every
 // order and bit depth, on random samples and on a test photograph mosaiced; the chain
 // of a `bayer` stage unpacking MIPI RAW10 with levels and a demosaic; and what it
 // refuses. OpenCV's own demosaicing checks the bilinear method in compare_opencv.
@@ -17,10 +17,10 @@
 #include "test_env.hpp"
 
 using namespace framecl;
-using test::BayerSamples;
-using test::Demosaic;
+using reference::BayerSamples;
+using reference::Demosaic;
 using test::LaidOutBuffer;
-using test::Packing;
+using reference::Packing;
 using test::paddedLayout;
 
 namespace {
@@ -88,7 +88,7 @@ std::vector<uint16_t> run(const std::string& name, uint32_t fourcc, Packing pack
 {
     LaidOutBuffer in(*device().gpu, paddedLayout({fourcc, samples.width, samples.height}, padding), 0);
     for (uint32_t y = 0; y < samples.height; ++y)
-        test::packRow(samples, y, packing, in.rowStart(0, y));
+        reference::packRow(samples, y, packing, in.rowStart(0, y));
     in.upload();
     auto session = device().open(name, {fourcc, samples.width, samples.height});
     REQUIRE(session->output().fourcc == DRM_FORMAT_ABGR16161616);
@@ -123,12 +123,12 @@ void checkMethod(const std::string& name, Demosaic method)
             const Packing packing = bits == 8 ? Packing::Bytes : Packing::Words;
             const BayerSamples noise = randomSamples(order, bits, 22, 10, bits);
             const std::string noise_difference = firstDifference(run(name, fourccOf(order, bits), packing, noise, 3),
-                                                                 test::demosaic(noise, method), noise.width);
+                                                                 reference::demosaic(noise, method), noise.width);
             CHECK_MESSAGE(noise_difference.empty(), "random samples: " << noise_difference);
             const Photo& photo = testcard();
-            const BayerSamples mosaic = test::mosaic(photo.rgba, photo.width, photo.height, order, bits);
+            const BayerSamples mosaic = reference::mosaic(photo.rgba, photo.width, photo.height, order, bits);
             const std::string photo_difference = firstDifference(run(name, fourccOf(order, bits), packing, mosaic, 16),
-                                                                 test::demosaic(mosaic, method), mosaic.width);
+                                                                 reference::demosaic(mosaic, method), mosaic.width);
             CHECK_MESSAGE(photo_difference.empty(), "testcard.png: " << photo_difference);
         }
 }
@@ -145,8 +145,8 @@ TEST_CASE("MIPI RAW10 through levels and demosaicing equals the references chain
     const double gains[3] = {2.0, 1.0, 1.5};
     for (const char* order : orders) {
         CAPTURE(order);
-        const BayerSamples raw = test::mosaic(photo.rgba, photo.width, photo.height, order, 10);
-        const std::vector<uint16_t> expected = test::demosaic(test::levels(raw, 64, gains), Demosaic::Mhc);
+        const BayerSamples raw = reference::mosaic(photo.rgba, photo.width, photo.height, order, 10);
+        const std::vector<uint16_t> expected = reference::demosaic(reference::levels(raw, 64, gains), Demosaic::Mhc);
         const std::string difference =
             firstDifference(run("raw10-chain", fourccOf(order, 10, true), Packing::Mipi10, raw, 5), expected, raw.width);
         CHECK_MESSAGE(difference.empty(), difference);

@@ -1,5 +1,5 @@
 // The epsilon plugin through Session on the test device (PoCL in CI), every variant
-// against the CPU reference of tests/support/reference_epsilon.hpp, on frames with
+// against the CPU reference of daemon/reference/reference_epsilon.hpp, on frames with
 // padded rows. Every variant must match exactly, except half on a device with
 // cl_khr_fp16, which must be within 1 on every pixel (docs/filters.md says why).
 #include <algorithm>
@@ -13,8 +13,8 @@
 #include "reference_epsilon.hpp"
 
 using namespace framecl;
-using test::Border;
-using test::EpsilonParams;
+using reference::Border;
+using reference::EpsilonParams;
 using test::LaidOutBuffer;
 
 namespace {
@@ -121,9 +121,9 @@ test::PaddedLayout alignedLayout(const framecl_format& format)
     return padded;
 }
 
-std::vector<uint8_t> reference(const LaidOutBuffer& in, const EpsilonParams& params)
+std::vector<uint8_t> expectedOutput(const LaidOutBuffer& in, const EpsilonParams& params)
 {
-    return test::epsilonPlane(in.bytes.data() + in.layout.planes[0].offset, int(in.layout.width),
+    return reference::epsilonPlane(in.bytes.data() + in.layout.planes[0].offset, int(in.layout.width),
                               int(in.layout.height), int(in.layout.planes[0].stride), params);
 }
 
@@ -160,7 +160,7 @@ void checkAgainstReference(uint32_t w, uint32_t h, const EpsilonParams& params, 
     CAPTURE(params.radius);
     CAPTURE(params.threshold);
     LaidOutBuffer in = inputFrame(w, h, seed);
-    checkVariants(in, params, reference(in, params));
+    checkVariants(in, params, expectedOutput(in, params));
 }
 
 } // namespace
@@ -194,7 +194,7 @@ TEST_CASE("threshold 0 averages only pixels equal to the centre, so every pixel 
     for (Border border : borders) {
         CAPTURE(borderName(border));
         const EpsilonParams params{4, 0, border, border_value};
-        REQUIRE(reference(in, params) == unchanged);
+        REQUIRE(expectedOutput(in, params) == unchanged);
         checkVariants(in, params, unchanged);
     }
 }
@@ -215,13 +215,13 @@ TEST_CASE("threshold 255 gives the plain box mean of the window, halves rounded 
                     int sum = 0;
                     for (int dy = -radius; dy <= radius; ++dy)
                         for (int dx = -radius; dx <= radius; ++dx)
-                            sum += test::pixelAt(plane, int(w), int(h), stride, 1, x + dx, y + dy,
+                            sum += reference::pixelAt(plane, int(w), int(h), stride, 1, x + dx, y + dy,
                                                  0, border, border_value);
                     const int count = (2 * radius + 1) * (2 * radius + 1);
                     box.push_back(uint8_t((2 * sum + count) / (2 * count)));
                 }
             const EpsilonParams params{radius, 255, border, border_value};
-            REQUIRE(reference(in, params) == box);
+            REQUIRE(expectedOutput(in, params) == box);
             checkVariants(in, params, box);
         }
 }
@@ -240,7 +240,7 @@ TEST_CASE("every variant matches the reference on buffers whose offsets and stri
             const EpsilonParams params{4, 20, border, border_value};
             LaidOutBuffer in(*device().gpu, alignedLayout({DRM_FORMAT_R8, w, h}), w ^ h);
             fillFrame(in, w ^ h);
-            const std::vector<uint8_t> expected = reference(in, params);
+            const std::vector<uint8_t> expected = expectedOutput(in, params);
             for (const char* variant : variants) {
                 CAPTURE(variant);
                 const framecl_format format{DRM_FORMAT_R8, w, h};

@@ -1,5 +1,5 @@
 // The meanshift plugin on the test device (PoCL in CI), through sessions on padded
-// buffers, against the CPU reference of tests/support/reference_meanshift.hpp: every
+// buffers, against the CPU reference of daemon/reference/reference_meanshift.hpp: every
 // variant equals it on every byte, for spatial and colour radii from the smallest to
 // ones that take the whole window, on random frames and on frames of flat regions with
 // noise, where pixels shift several times before they stop.
@@ -16,7 +16,7 @@
 
 using namespace framecl;
 using test::LaidOutBuffer;
-using test::MeanShiftParams;
+using reference::MeanShiftParams;
 using test::paddedLayout;
 
 namespace {
@@ -130,16 +130,16 @@ LaidOutBuffer paddedOutput(uint32_t width, uint32_t height)
                          paddedLayout({DRM_FORMAT_ABGR8888, width, height}, output_padding), 0);
 }
 
-test::MeanShiftResult reference(LaidOutBuffer& in, const MeanShiftParams& params)
+reference::MeanShiftResult expectedOutput(LaidOutBuffer& in, const MeanShiftParams& params)
 {
-    return test::meanShiftPlane(in.rowStart(0, 0), int(in.layout.width), int(in.layout.height),
+    return reference::meanShiftPlane(in.rowStart(0, 0), int(in.layout.width), int(in.layout.height),
                                 int(in.layout.planes[0].stride), params);
 }
 
 // Runs `variant` with `set` on `in` and compares every byte with `expected`; nothing
 // outside the output's rows may be written.
 void checkVariant(LaidOutBuffer& in, const char* variant, const ParamSet& set,
-                  const test::MeanShiftResult& expected)
+                  const reference::MeanShiftResult& expected)
 {
     const std::string name = pipelineName(variant, set);
     const uint32_t w = in.layout.width, h = in.layout.height;
@@ -159,13 +159,13 @@ void checkVariant(LaidOutBuffer& in, const char* variant, const ParamSet& set,
 
 void checkEveryVariant(LaidOutBuffer& in, const ParamSet& set)
 {
-    const test::MeanShiftResult expected = reference(in, set.params);
+    const reference::MeanShiftResult expected = expectedOutput(in, set.params);
     for (const char* variant : variants)
         checkVariant(in, variant, set, expected);
 }
 
 // The pixels that summed at least `windows` windows.
-size_t pixelsShifting(const test::MeanShiftResult& result, int windows)
+size_t pixelsShifting(const reference::MeanShiftResult& result, int windows)
 {
     return size_t(std::count_if(result.windows.begin(), result.windows.end(),
                                 [&](int n) { return n >= windows; }));
@@ -196,7 +196,7 @@ TEST_CASE("every variant equals the reference on flat regions with noise, where 
             for (const auto& set : param_sets) {
                 const std::string set_name = set.name;
                 CAPTURE(set_name);
-                const test::MeanShiftResult expected = reference(in, set.params);
+                const reference::MeanShiftResult expected = expectedOutput(in, set.params);
                 // The frame does what it is for: under every set but `once` (a single
                 // shift) some pixels need three windows or more, and under the defaults
                 // over a quarter need two or more.
@@ -217,7 +217,7 @@ TEST_CASE("windows that shift past the local variant's tile still equal the refe
     // an edge shifts inwards by up to 16 pixels a shift.
     for (const uint32_t padding : {unaligned_padding, aligned_padding}) {
         LaidOutBuffer in = regionFrame(72, 61, padding, 41 + padding);
-        const test::MeanShiftResult expected = reference(in, far_set.params);
+        const reference::MeanShiftResult expected = expectedOutput(in, far_set.params);
         CHECK(pixelsShifting(expected, 4) > 0);
         for (const char* variant : variants)
             checkVariant(in, variant, far_set, expected);
@@ -235,7 +235,7 @@ TEST_CASE("under sr = 0 a flat frame keeps its colour everywhere, and every pixe
             pixel[0] = 10, pixel[1] = 200, pixel[2] = 77;
         }
     in.upload();
-    const test::MeanShiftResult expected = reference(in, param_sets[1].params);
+    const reference::MeanShiftResult expected = expectedOutput(in, param_sets[1].params);
     for (uint32_t y = 0; y < 9; ++y)
         for (uint32_t x = 0; x < 33; ++x) {
             const uint8_t* got = &expected.abgr[(size_t(y) * 33 + x) * 4];
@@ -261,7 +261,7 @@ TEST_CASE("means round to nearest with halves to even")
     in.upload();
     const uint8_t* alpha = in.rowStart(0, 0) + 3;
     const std::vector<uint8_t> expected = {0, 2, 4, alpha[0], 0, 2, 4, alpha[4]};
-    CHECK(reference(in, param_sets[2].params).abgr == expected);
+    CHECK(expectedOutput(in, param_sets[2].params).abgr == expected);
     for (const char* variant : variants)
         checkVariant(in, variant, param_sets[2], {expected, {}});
 }
@@ -276,7 +276,7 @@ TEST_CASE("meanshift followed by abgr_to_y equals the luma of the reference")
     LaidOutBuffer out(*device().gpu, paddedLayout({DRM_FORMAT_R8, w, h}, output_padding), 0);
     device().run(*session, in, out);
     const MeanShiftParams params{3, 20, 5, 1};
-    const std::vector<uint8_t> expected = test::lumaPlane(reference(in, params).abgr);
+    const std::vector<uint8_t> expected = reference::lumaPlane(expectedOutput(in, params).abgr);
     const std::string differences = test::differingPixels(out.plane(0), expected, w, 1);
     CHECK_MESSAGE(differences.empty(), differences);
     CHECK(out.paddingWritten() == 0);

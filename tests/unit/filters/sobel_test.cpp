@@ -1,5 +1,5 @@
 // The sobel plugin on the test device (PoCL in CI), through sessions on padded buffers,
-// against the CPU reference of tests/support/reference_sobel.hpp: every variant equals
+// against the CPU reference of daemon/reference/reference_sobel.hpp: every variant equals
 // it on every pixel, for every output, norm and border rule, at sizes that are
 // multiples of nothing.
 #include <string>
@@ -11,10 +11,10 @@
 #include "reference_sobel.hpp"
 
 using namespace framecl;
-using test::Border;
+using reference::Border;
 using test::LaidOutBuffer;
 using test::paddedLayout;
-using test::SobelOutput;
+using reference::SobelOutput;
 
 namespace {
 
@@ -110,9 +110,9 @@ test::PaddedLayout alignedLayout(const framecl_format& format)
 }
 
 // The reference's output for the R8 plane of `in`.
-std::vector<uint8_t> reference(LaidOutBuffer& in, SobelOutput output, Border border, uint8_t value)
+std::vector<uint8_t> expectedOutput(LaidOutBuffer& in, SobelOutput output, Border border, uint8_t value)
 {
-    return test::sobelPlane(in.rowStart(0, 0), int(in.layout.width), int(in.layout.height),
+    return reference::sobelPlane(in.rowStart(0, 0), int(in.layout.width), int(in.layout.height),
                             int(in.layout.planes[0].stride), output, border, value);
 }
 
@@ -135,7 +135,7 @@ void checkAgainstReference(LaidOutBuffer& in, const char* variant, const OutputC
     device().run(*session, in, out);
 
     const std::string differences =
-        test::differingPixels(out.plane(0), reference(in, output.output, rule.border, border_value),
+        test::differingPixels(out.plane(0), expectedOutput(in, output.output, rule.border, border_value),
                               w, fourcc == DRM_FORMAT_R16 ? 2 : 1);
     CHECK_MESSAGE(differences.empty(), differences);
     CHECK(out.paddingWritten() == 0);
@@ -263,7 +263,7 @@ TEST_CASE("sobel output=gx followed by copy runs as a two-stage pipeline")
     REQUIRE(session->output().fourcc == DRM_FORMAT_R16);
     device().run(*session, in, out);
     const std::string differences = test::differingPixels(
-        out.plane(0), reference(in, SobelOutput::Gx, Border::Replicate, 0), w, 2);
+        out.plane(0), expectedOutput(in, SobelOutput::Gx, Border::Replicate, 0), w, 2);
     CHECK_MESSAGE(differences.empty(), differences);
     CHECK(out.paddingWritten() == 0);
 }

@@ -1,5 +1,5 @@
 // The tone plugin on the test device (PoCL in CI), through sessions on padded buffers,
-// against tests/support/reference_isp.hpp, exactly: the sRGB curve on every 16-bit input
+// against daemon/reference/reference_isp.hpp, exactly: the sRGB curve on every 16-bit input
 // value and on random pixels, a table of the stage's own, and a table of 4096 points;
 // and what it refuses.
 #include <cmath>
@@ -60,7 +60,7 @@ void check(const std::string& name, LaidOutBuffer& in, const std::vector<double>
     LaidOutBuffer out(*device().gpu, paddedLayout(session->output(), 7), 0);
     device().run(*session, in, out);
     CHECK(out.paddingWritten() == 0);
-    const std::vector<uint8_t> expected = test::toneMap(values(in.plane(0)), test::toneCurvePoints(lut));
+    const std::vector<uint8_t> expected = reference::toneMap(values(in.plane(0)), reference::toneCurvePoints(lut));
     CHECK(test::differingPixels(out.plane(0), expected, in.layout.width, 4) == "");
 }
 

@@ -78,3 +78,19 @@ TEST_CASE("collected reports mark exactly the one device auto would choose")
     const auto json = describeDevicesJson(reports);
     CHECK(json["devices"].size() == reports.size());
 }
+
+TEST_CASE("each device's report says which clock its GPU work would be timed with, and why")
+{
+    DeviceReport report = adreno();
+    report.clock = {gpu::Clock::Host, "the device's profiling timestamps are unusable: they are zero"};
+    const std::string text = describeDevicesText({report});
+    CHECK(text.find("\n  timing:              host clock (the device's profiling timestamps are unusable: they are "
+                    "zero)\n") != std::string::npos);
+    const auto device = describeDevicesJson({report})["devices"][0];
+    CHECK(device["timing"] == "host");
+    CHECK(device["timing_reason"] == report.clock.reason);
+    // PoCL's own clock passes the check.
+    for (const auto& collected : collectDeviceReports(config::GpuConfig{}))
+        if (collected.candidate.platform_name.find("Portable Computing Language") != std::string::npos)
+            CHECK_MESSAGE(collected.clock.device(), collected.clock.reason);
+}

@@ -285,6 +285,15 @@ TEST_CASE("gpu.recording = off stays off on a device that offers every mode")
     CHECK(why.empty());
 }
 
+TEST_CASE("auto recording on a device with neither recording is off, and says why")
+{
+    std::string why;
+    CHECK(chooseRecordingMode(Capabilities{}, VendorEntryPoints{}, config::RecordingMode::Auto, &why) ==
+          RecordingMode::Off);
+    CHECK(why == "gpu.recording = auto: the device has no cl_qcom_recordable_queues, and the device has no "
+                 "cl_khr_command_buffer; each dispatch is enqueued every frame");
+}
+
 TEST_CASE("a recording mode whose entry points the table lacks is not chosen")
 {
     Capabilities caps;

@@ -89,7 +89,7 @@ TEST_CASE("abgr_to_y matches the BT.601 reference on every pixel")
         auto output = runOnce("luma", input);
         REQUIRE_MESSAGE(output, (output ? "" : output.error().message));
         CHECK(output->fourcc == DRM_FORMAT_R8);
-        CHECK(output->bytes == framecl::test::lumaPlane(input.bytes));
+        CHECK(output->bytes == framecl::reference::lumaPlane(input.bytes));
     }
 }
 
@@ -114,7 +114,7 @@ TEST_CASE("every recording mode gives the reference's bytes through three stages
             auto output = runOnce("luma-offsets", input, mode);
             REQUIRE_MESSAGE(output, (output ? "" : output.error().message));
             const auto expected =
-                framecl::test::offsetPlane(framecl::test::offsetPlane(framecl::test::lumaPlane(input.bytes), 40), -25);
+                framecl::test::offsetPlane(framecl::test::offsetPlane(framecl::reference::lumaPlane(input.bytes), 40), -25);
             CHECK(output->bytes == expected);
         }
     }

@@ -98,8 +98,8 @@ TEST_CASE("an opening's GPU work waits for each turn the loop gives it, and the 
     LaidOutBuffer in(*device().gpu, test::paddedLayout({DRM_FORMAT_R8, width, height}, 3), 5);
     LaidOutBuffer out(*device().gpu, test::paddedLayout({DRM_FORMAT_R8, width, height}, 3), 0);
     device().run(*session, in, out);
-    const auto expected = test::sobelPlane(in.rowStart(0, 0), int(width), int(height), int(in.layout.planes[0].stride),
-                                           test::SobelOutput::MagnitudeL1, test::Border::Replicate, 0);
+    const auto expected = reference::sobelPlane(in.rowStart(0, 0), int(width), int(height), int(in.layout.planes[0].stride),
+                                           reference::SobelOutput::MagnitudeL1, reference::Border::Replicate, 0);
     const std::string differences = test::differingPixels(out.plane(0), expected, width, 1);
     CHECK_MESSAGE(differences.empty(), differences);
 }

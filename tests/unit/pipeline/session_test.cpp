@@ -233,7 +233,7 @@ TEST_CASE("abgr_to_y reads a padded ABGR8888 buffer into a padded R8 buffer")
     runFrame(pocl(), *session, in, out);
 
     for (uint32_t y = 0; y < h; ++y) {
-        CHECK(out.row(0, y) == framecl::test::lumaPlane(in.row(0, y)));
+        CHECK(out.row(0, y) == framecl::reference::lumaPlane(in.row(0, y)));
         CHECK(out.bytes[5 + y * 24 + w] == test::poison);
     }
     CHECK(out.bytes[0] == test::poison);
@@ -311,7 +311,7 @@ TEST_CASE("the qcom recording is made once per session, when it opens, and repla
         outs.push_back(std::make_unique<LaidOutBuffer>(*adreno.gpu, out_layout, out_size, 0));
         runFrame(adreno, *session, *ins.back(), *outs.back());
         CHECK(outs.back()->bytes ==
-              framecl::test::offsetPlane(framecl::test::offsetPlane(framecl::test::lumaPlane(ins.back()->bytes), 40), -25));
+              framecl::test::offsetPlane(framecl::test::offsetPlane(framecl::reference::lumaPlane(ins.back()->bytes), 40), -25));
     }
 
     const auto& log = emulation.log();
@@ -359,7 +359,7 @@ TEST_CASE("intermediates go on-chip without overlapping while live and within th
     LaidOutBuffer in(*adreno.gpu, in_layout, in_size, 5);
     LaidOutBuffer out(*adreno.gpu, out_layout, out_size, 0);
     runFrame(adreno, *session, in, out);
-    CHECK(out.bytes == framecl::test::offsetPlane(framecl::test::offsetPlane(framecl::test::lumaPlane(in.bytes), 40), -25));
+    CHECK(out.bytes == framecl::test::offsetPlane(framecl::test::offsetPlane(framecl::reference::lumaPlane(in.bytes), 40), -25));
 }
 
 TEST_CASE("intermediates too large for the on-chip memory fall back to device buffers")
@@ -377,7 +377,7 @@ TEST_CASE("intermediates too large for the on-chip memory fall back to device bu
     LaidOutBuffer in(*adreno.gpu, in_layout, in_size, 6);
     LaidOutBuffer out(*adreno.gpu, out_layout, out_size, 0);
     runFrame(adreno, *session, in, out);
-    CHECK(out.bytes == framecl::test::offsetPlane(framecl::test::offsetPlane(framecl::test::lumaPlane(in.bytes), 40), -25));
+    CHECK(out.bytes == framecl::test::offsetPlane(framecl::test::offsetPlane(framecl::reference::lumaPlane(in.bytes), 40), -25));
 }
 
 TEST_CASE("without the qcom recording, no intermediate goes on-chip")

@@ -1,7 +1,7 @@
 // The kernel-time budget on the test device (PoCL in CI): sessions whose dispatches are
 // cut into tiles with global offsets give the bytes of untiled sessions for every
 // plugin and variant; the tile count follows the calibration; a prediction forced wrong
-// shows as overruns and is re-planned.
+// shows as overruns and is re-planned; on the host's clock, the same from whole frames.
 #include <chrono>
 #include <cmath>
 #include <string>
@@ -10,6 +10,7 @@
 #include <doctest/doctest.h>
 
 #include "filter_test_support.hpp"
+#include "pipeline/stage_timing.hpp"
 #include "pipeline/tile_plan.hpp"
 #include "qcom_emulation.hpp"
 #include "shared_programs.hpp"
@@ -412,4 +413,52 @@ TEST_CASE("under a khr recording, a forced-wrong prediction is corrected from th
     CHECK(stats[0].dispatches_run == 2);
     CHECK(stats[0].overruns == 2);
     CHECK(stats[0].tiles > 1);
+}
+
+TEST_CASE("on the host's clock, a session calibrates, is corrected from whole frames and times no stage apart")
+{
+    // As on a device whose profiling timestamps are unusable (rusticl 22.3: zeros).
+    static test::FilterDevice host(R"(
+[[pipeline]]
+name = "sobel-pixel"
+stages = [ { plugin = "sobel", output = "magnitude", variant = "pixel" } ]
+)",
+                                   config::TimestampSource::Host);
+    REQUIRE_FALSE(host.gpu->clock().device());
+
+    pipeline::SessionOptions calibrated = untiled(gpu::RecordingMode::Off);
+    calibrated.kernel_budget_ns = 1'000'000;
+    const auto seeded = host.open("sobel-pixel", inputOf(DRM_FORMAT_R8), calibrated)->budgetStats();
+    CHECK(seeded[0].ns_per_item > 0);
+
+    pipeline::SessionOptions forced = untiled(gpu::RecordingMode::Off);
+    forced.kernel_budget_ns = 1'000;
+    forced.assumed_ns_per_item = 1e-6;
+    auto session = host.open("sobel-pixel", inputOf(DRM_FORMAT_R8), forced);
+    LaidOutBuffer in(*host.gpu, paddedLayout(session->input(), 11), 5);
+    LaidOutBuffer out(*host.gpu, paddedLayout(session->output(), 5), 0);
+    for (int frames = 0; frames < 2; ++frames) {
+        const uint64_t start = nowNs();
+        const pipeline::EnqueuedFrame frame = host.run(*session, in, out);
+        session->frameCompleted(frame, nowNs() - start);
+        CHECK(session->stageTimes(frame).empty());
+        CHECK(session->gpuNs(frame) == 0);
+        CHECK(session->dispatchSlices(frame).empty());
+    }
+    const auto stats = session->budgetStats();
+    CHECK(stats[0].estimated);
+    CHECK(stats[0].overruns == 2);
+    CHECK(stats[0].ns_per_item > 2 * *forced.assumed_ns_per_item);
+    CHECK(stats[0].tiles > 1);
+
+    // The tuner's and framecl-bench's times: each frame's wall time, no stage apart.
+    auto timer = pipeline::StageTimer::open(*host.gpu, host.pipelines.catalog.find("sobel-pixel"),
+                                            inputOf(DRM_FORMAT_R8));
+    REQUIRE_MESSAGE(timer, (timer ? "" : timer.error().message));
+    const auto times = timer->time({}, 0, 3);
+    REQUIRE_MESSAGE(times, (times ? "" : times.error().message));
+    CHECK(times->gpu_ns == times->wall_ns);
+    for (const uint64_t ns : times->gpu_ns)
+        CHECK(ns > 0);
+    CHECK(times->stage_ns.empty());
 }

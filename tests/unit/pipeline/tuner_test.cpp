@@ -106,8 +106,8 @@ TEST_CASE("every candidate the tuner may choose computes the reference's bytes")
 {
     const uint32_t w = 35, h = 21;
     LaidOutBuffer in(*device().gpu, test::paddedLayout({DRM_FORMAT_R8, w, h}, 7), 3);
-    const auto expected = test::sobelPlane(in.rowStart(0, 0), int(w), int(h), int(in.layout.planes[0].stride),
-                                           test::SobelOutput::MagnitudeL1, test::Border::Replicate, 0);
+    const auto expected = reference::sobelPlane(in.rowStart(0, 0), int(w), int(h), int(in.layout.planes[0].stride),
+                                           reference::SobelOutput::MagnitudeL1, reference::Border::Replicate, 0);
     const auto& stage = pipelineNamed("sobel-auto").stages[0];
     for (const auto& candidate :
          pipeline::Tuner::candidates(stage, {DRM_FORMAT_R8, w, h}, device().gpu->capabilities().max_work_group_size)) {

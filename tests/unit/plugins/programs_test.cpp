@@ -267,7 +267,7 @@ TEST_CASE("color's plan on the device gives the BT.601 luma of the reference")
     REQUIRE(params);
     const framecl_format in{DRM_FORMAT_ABGR8888, 41, 9};
     const std::vector<uint8_t> input = randomBytes(41 * 9 * 4, 7);
-    CHECK(runPlan(color, *params, in, input) == test::lumaPlane(input));
+    CHECK(runPlan(color, *params, in, input) == reference::lumaPlane(input));
 }
 
 TEST_CASE("copy's plan on the device copies every plane of an NV12 frame")

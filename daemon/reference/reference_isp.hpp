@@ -10,7 +10,7 @@
 
 #include "reference_bayer.hpp"
 
-namespace framecl::test {
+namespace framecl::reference {
 
 // `rgba16`: 4 values per pixel. Weights and offsets in units of 2^-12, rounded; each
 // channel floor((sum + 2^11) / 2^12) clamped to 0..65535; alpha kept.
@@ -84,4 +84,4 @@ inline std::vector<uint8_t> shippedCameraIspRgb(const BayerSamples& raw)
                    toneCurvePoints({}));
 }
 
-} // namespace framecl::test
+} // namespace framecl::reference

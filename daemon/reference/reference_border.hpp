@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <optional>
 
-namespace framecl::test {
+namespace framecl::reference {
 
 enum class Border { Replicate, Reflect101, Constant };
 
@@ -43,4 +43,4 @@ inline uint8_t pixelAt(const uint8_t* plane, int width, int height, int stride, 
     return plane[*by * stride + *bx * channels + channel];
 }
 
-} // namespace framecl::test
+} // namespace framecl::reference

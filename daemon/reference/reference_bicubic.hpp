@@ -23,7 +23,7 @@
 
 #include "reference_border.hpp"
 
-namespace framecl::test {
+namespace framecl::reference {
 
 struct BicubicParams {
     int width = 1; // the output's size
@@ -100,4 +100,4 @@ inline std::vector<uint8_t> bicubicScale(const std::vector<uint8_t>& plane, int 
     return out;
 }
 
-} // namespace framecl::test
+} // namespace framecl::reference

@@ -12,7 +12,7 @@
 
 #include "reference_border.hpp"
 
-namespace framecl::test {
+namespace framecl::reference {
 
 struct ConvolveParams {
     int kernel_width = 1;
@@ -66,4 +66,4 @@ inline std::vector<uint8_t> convolve(const std::vector<uint8_t>& plane, int widt
     return out;
 }
 
-} // namespace framecl::test
+} // namespace framecl::reference

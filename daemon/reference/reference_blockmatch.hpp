@@ -12,7 +12,7 @@
 
 #include "reference_border.hpp"
 
-namespace framecl::test {
+namespace framecl::reference {
 
 enum class BlockMetric { Sad, Ssd };
 
@@ -105,4 +105,4 @@ inline std::vector<uint8_t> blockMatch(const uint8_t* previous, int previous_str
     return result;
 }
 
-} // namespace framecl::test
+} // namespace framecl::reference

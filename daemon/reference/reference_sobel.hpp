@@ -11,7 +11,7 @@
 
 #include "reference_border.hpp"
 
-namespace framecl::test {
+namespace framecl::reference {
 
 enum class SobelOutput { Gx, Gy, MagnitudeL1, MagnitudeL2 };
 
@@ -77,4 +77,4 @@ inline std::vector<uint8_t> sobelPlane(const uint8_t* plane, int width, int heig
     return result;
 }
 
-} // namespace framecl::test
+} // namespace framecl::reference

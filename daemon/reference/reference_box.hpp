@@ -14,7 +14,7 @@
 
 #include "reference_border.hpp"
 
-namespace framecl::test {
+namespace framecl::reference {
 
 struct BoxParams {
     int width = 3;
@@ -63,4 +63,4 @@ inline std::vector<uint8_t> boxFilter(const std::vector<uint8_t>& plane, int wid
     return out;
 }
 
-} // namespace framecl::test
+} // namespace framecl::reference

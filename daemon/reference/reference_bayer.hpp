@@ -12,7 +12,7 @@
 #include "framecl/statistics.h"
 #include "reference_border.hpp"
 
-namespace framecl::test {
+namespace framecl::reference {
 
 enum class Packing { Bytes, Words, Mipi10, Mipi12 };
 
@@ -237,4 +237,4 @@ inline std::vector<uint16_t> demosaic(const BayerSamples& in, Demosaic method)
     return out;
 }
 
-} // namespace framecl::test
+} // namespace framecl::reference

@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <vector>
 
-namespace framecl::test {
+namespace framecl::reference {
 
 struct MeanShiftParams {
     int sp = 5;       // spatial radius
@@ -99,4 +99,4 @@ inline MeanShiftResult meanShiftPlane(const uint8_t* plane, int width, int heigh
     return result;
 }
 
-} // namespace framecl::test
+} // namespace framecl::reference

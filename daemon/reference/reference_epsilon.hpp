@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <vector>
 
-namespace framecl::test {
+namespace framecl::reference {
 
 struct EpsilonParams {
     int radius = 4;
@@ -54,4 +54,4 @@ inline std::vector<uint8_t> epsilonPlane(const uint8_t* plane, int width, int he
     return filtered;
 }
 
-} // namespace framecl::test
+} // namespace framecl::reference

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace framecl::test {
+namespace framecl::reference {
 
 // BT.601 luma of one pixel: round(0.299 R + 0.587 G + 0.114 B), halves rounded up.
 inline uint8_t lumaBt601(uint8_t r, uint8_t g, uint8_t b)
@@ -122,4 +122,4 @@ inline Nv12Planes abgrToNv12(const std::vector<uint8_t>& abgr, uint32_t width, u
     return out;
 }
 
-} // namespace framecl::test
+} // namespace framecl::reference
