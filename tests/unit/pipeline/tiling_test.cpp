@@ -417,8 +417,9 @@ TEST_CASE("under a khr recording, a forced-wrong prediction is corrected from th
 
 TEST_CASE("on the host's clock, a session calibrates, is corrected from whole frames and times no stage apart")
 {
-    // As on a device whose profiling timestamps are unusable (rusticl 22.3: zeros).
-    static test::FilterDevice host(R"(
+    // As on a device whose profiling timestamps are unusable (rusticl 22.3: zeros). Its
+    // own context, released before the test case ends rather than at exit.
+    test::FilterDevice host(R"(
 [[pipeline]]
 name = "sobel-pixel"
 stages = [ { plugin = "sobel", output = "magnitude", variant = "pixel" } ]
