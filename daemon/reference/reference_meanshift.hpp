@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <random>
 #include <vector>
 
 namespace framecl::reference {
@@ -97,6 +98,28 @@ inline MeanShiftResult meanShiftPlane(const uint8_t* plane, int width, int heigh
         }
     }
     return result;
+}
+
+// Frames on which pixels shift several times: flat rectangles of random colours
+// painted over each other, each channel then moved by up to ±noise. The windows near
+// a region's edge take only its side, so their means move away from the edge, shift
+// after shift. R, G and B of each pixel, row by row; alpha is the caller's.
+inline std::vector<uint8_t> noisyRegions(uint32_t width, uint32_t height, std::mt19937& random, int noise)
+{
+    const auto below = [&](uint32_t n) { return uint32_t(random() % n); };
+    std::vector<uint8_t> rgb(size_t(width) * height * 3, 128);
+    for (int r = 0; r < 24; ++r) {
+        const uint32_t x0 = below(width), y0 = below(height);
+        const uint32_t x1 = std::min(width, x0 + 1 + below(width / 2 + 1));
+        const uint32_t y1 = std::min(height, y0 + 1 + below(height / 2 + 1));
+        const uint8_t colour[3] = {uint8_t(random()), uint8_t(random()), uint8_t(random())};
+        for (uint32_t y = y0; y < y1; ++y)
+            for (uint32_t x = x0; x < x1; ++x)
+                std::copy(colour, colour + 3, &rgb[(size_t(y) * width + x) * 3]);
+    }
+    for (uint8_t& value : rgb)
+        value = uint8_t(std::clamp(int(value) + int(below(2 * noise + 1)) - noise, 0, 255));
+    return rgb;
 }
 
 } // namespace framecl::reference

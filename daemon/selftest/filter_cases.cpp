@@ -473,10 +473,8 @@ FilterCase convolvePairCase()
     };
 }
 
-// The test's flat regions with noise: rectangles of random colours painted over each
-// other, each channel moved by up to 3, alpha random. Windows near a region's edge take
-// only its side, so pixels shift several times; sr 15.5 (cvRound(240.25) = 240) takes a
-// region's noisy pixels and leaves other regions'.
+// Flat regions with noise (reference::noisyRegions), alpha random; sr 15.5
+// (cvRound(240.25) = 240) takes a region's noisy pixels and leaves other regions'.
 FilterCase meanshiftCase()
 {
     static constexpr uint32_t width = 47, height = 29;
@@ -489,25 +487,11 @@ FilterCase meanshiftCase()
         .height = height,
         .frames =
             [] {
-                constexpr int noise = 3;
                 std::mt19937 random(1101);
-                const auto below = [&](uint32_t n) { return uint32_t(random() % n); };
-                std::vector<uint8_t> colours(size_t(width) * height * 3, 128);
-                for (int r = 0; r < 24; ++r) {
-                    const uint32_t x0 = below(width), y0 = below(height);
-                    const uint32_t x1 = std::min(width, x0 + 1 + below(width / 2 + 1));
-                    const uint32_t y1 = std::min(height, y0 + 1 + below(height / 2 + 1));
-                    const uint8_t colour[3] = {uint8_t(random()), uint8_t(random()), uint8_t(random())};
-                    for (uint32_t y = y0; y < y1; ++y)
-                        for (uint32_t x = x0; x < x1; ++x)
-                            std::copy(colour, colour + 3, &colours[(size_t(y) * width + x) * 3]);
-                }
+                const std::vector<uint8_t> rgb = reference::noisyRegions(width, height, random, 3);
                 PackedFrame frame(size_t(width) * height * 4);
                 for (size_t pixel = 0; pixel < size_t(width) * height; ++pixel) {
-                    for (size_t c = 0; c < 3; ++c) {
-                        const int value = colours[pixel * 3 + c] + int(below(2 * noise + 1)) - noise;
-                        frame[pixel * 4 + c] = uint8_t(std::clamp(value, 0, 255));
-                    }
+                    std::copy_n(&rgb[pixel * 3], 3, &frame[pixel * 4]);
                     frame[pixel * 4 + 3] = uint8_t(random());
                 }
                 return std::vector<PackedFrame>{frame};

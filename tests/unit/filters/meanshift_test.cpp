@@ -94,32 +94,16 @@ LaidOutBuffer randomFrame(uint32_t width, uint32_t height, uint32_t padding, uin
                          seed);
 }
 
-// A frame of flat rectangles of random colours painted over each other, every channel
-// then moved by up to ±noise, alpha random: the windows near a region's edge take only
-// its side, so their means move away from the edge, shift after shift.
+// reference::noisyRegions in a padded frame, alpha random.
 LaidOutBuffer regionFrame(uint32_t width, uint32_t height, uint32_t padding, uint32_t seed,
                           int noise = 3)
 {
     LaidOutBuffer frame = randomFrame(width, height, padding, seed);
     std::mt19937 random(seed);
-    const auto below = [&](uint32_t n) { return uint32_t(random() % n); };
-    std::vector<uint8_t> colours(size_t(width) * height * 3, 128);
-    for (int r = 0; r < 24; ++r) {
-        const uint32_t x0 = below(width), y0 = below(height);
-        const uint32_t x1 = std::min(width, x0 + 1 + below(width / 2 + 1));
-        const uint32_t y1 = std::min(height, y0 + 1 + below(height / 2 + 1));
-        const uint8_t colour[3] = {uint8_t(random()), uint8_t(random()), uint8_t(random())};
-        for (uint32_t y = y0; y < y1; ++y)
-            for (uint32_t x = x0; x < x1; ++x)
-                std::copy(colour, colour + 3, &colours[(size_t(y) * width + x) * 3]);
-    }
+    const std::vector<uint8_t> rgb = reference::noisyRegions(width, height, random, noise);
     for (uint32_t y = 0; y < height; ++y)
         for (uint32_t x = 0; x < width; ++x)
-            for (int c = 0; c < 3; ++c) {
-                const int value =
-                    colours[(size_t(y) * width + x) * 3 + c] + int(below(2 * noise + 1)) - noise;
-                frame.rowStart(0, y)[4 * x + c] = uint8_t(std::clamp(value, 0, 255));
-            }
+            std::copy_n(&rgb[(size_t(y) * width + x) * 3], 3, frame.rowStart(0, y) + 4 * x);
     frame.upload();
     return frame;
 }
