@@ -638,9 +638,11 @@ std::set<std::string> poclKernels(const std::filesystem::path& dir)
 TEST_CASE("on PoCL a tuning's kernels are compiled by a helper process first: framecld's own launches compile none")
 {
     // PoCL compiles a kernel for each new work-group size at its first launch while
-    // every other launch in the process waits (pipeline/compile_ahead.hpp).
+    // every other launch in the process waits (pipeline/compile_ahead.hpp): its default,
+    // which the tests' environment turns off elsewhere (tests/meson.build).
     TempDir pocl_cache;
-    const std::map<std::string, std::string> env = {{"POCL_CACHE_DIR", pocl_cache.path().string()}};
+    const std::map<std::string, std::string> env = {{"POCL_CACHE_DIR", pocl_cache.path().string()},
+                                                    {"POCL_WORK_GROUP_SPECIALIZATION", "1"}};
     // The built-in copy alone: with PoCL's cache empty every plugin's kernels would be
     // built from source at start, a minute on a busy machine.
     RunningDaemon daemon("[gpu]\ntuning_budget_ms = 60000\n", "plugin_dirs = []\n", env);
